@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Install every Debian package nf-ila-rtcache needs to build, test and demo.
+# Idempotent; prints nothing when everything is already there.
+#
+#   scripts/deps.sh                      build + test + demo packages (stock kernel 6.1)
+#   scripts/deps.sh --kernels "6.12"     also a second kernel's image + headers (tests only)
+set -euo pipefail
+
+PKGS=(
+	# build
+	build-essential g++ autoconf pkg-config
+	libxtables-dev libmnl-dev libnftnl-dev libgtest-dev
+	linux-headers-amd64
+	# test VM
+	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio xz-utils zstd
+	# tools used inside the VM by the test suites, demo and benchmarks
+	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
+	ethtool procps util-linux jq
+)
+
+extra_kernels=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernels) extra_kernels=$2; shift 2 ;;
+	-h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "deps.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+missing=()
+for p in "${PKGS[@]}"; do
+	case $p in \#*) continue ;; esac
+	s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "${s:0:2}" = "ii" ] || missing+=("$p")
+done
+
+if [ "$(id -u)" != 0 ] && [ ${#missing[@]} -gt 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+
+apt_updated=0
+apt_install() {
+	if [ $apt_updated = 0 ]; then
+		apt-get update -qq
+		apt_updated=1
+	fi
+	echo "deps.sh: installing $*"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
+# A second kernel for the test matrix, e.g. --kernels 6.12 (bookworm-backports).
+for k in $extra_kernels; do
+	"$(dirname "$0")/add-kernel.sh" "$k"
+done
