@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ila_map.h - generic netlink API of nf_ila_map: named, per-netns ILA maps
+ * from identifier (low 64 bits of an IPv6 address) to locator (high 64 bits)
+ * and checksum mode, used by "ip6tables -j ILA --map NAME".
+ *
+ * Family ILA_MAP_GENL_NAME, version ILA_MAP_GENL_VERSION. Every command takes
+ * ILA_MAP_A_NAME. Identifier and locator are NLA_U64 attributes whose 8 bytes
+ * are the address half in network byte order (as in <linux/ila.h>).
+ *
+ *   NEWMAP   NAME [MAX_ENTRIES]                   create a map
+ *   DELMAP   NAME                                 destroy (EBUSY while a rule uses it)
+ *   GETMAP   NAME | dump                          NAME ENTRIES MAX_ENTRIES RULES STATS
+ *   FLUSH    NAME                                 delete every entry
+ *   NEWENTRY NAME IDENT LOCATOR [CSUM_MODE]       add; with NLM_F_REPLACE: add or replace
+ *   DELENTRY NAME IDENT
+ *   GETENTRY NAME IDENT | NAME + NLM_F_DUMP       IDENT LOCATOR CSUM_MODE
+ *
+ * Write commands need CAP_NET_ADMIN in the user namespace owning the netns;
+ * read commands are open, as route dumps are. Dumps may be marked
+ * NLM_F_DUMP_INTR when the table was resized under them; repeat them then.
+ */
+#ifndef _UAPI_LINUX_ILA_MAP_H
+#define _UAPI_LINUX_ILA_MAP_H
+
+#include <linux/types.h>
+
+#define ILA_MAP_GENL_NAME	"ILA_MAP"
+#define ILA_MAP_GENL_VERSION	1
+
+/* map names: 1..31 characters from [A-Za-z0-9_.-], NUL-terminated */
+#define ILA_MAP_NAMSIZ		32
+
+/* default and largest ILA_MAP_A_MAX_ENTRIES */
+#define ILA_MAP_DEFAULT_MAX_ENTRIES	(1U << 24)
+#define ILA_MAP_LIMIT_MAX_ENTRIES	(1U << 28)
+
+enum ila_map_cmd {
+	ILA_MAP_CMD_UNSPEC,
+	ILA_MAP_CMD_NEWMAP,
+	ILA_MAP_CMD_DELMAP,
+	ILA_MAP_CMD_GETMAP,
+	ILA_MAP_CMD_FLUSH,
+	ILA_MAP_CMD_NEWENTRY,
+	ILA_MAP_CMD_DELENTRY,
+	ILA_MAP_CMD_GETENTRY,
+	__ILA_MAP_CMD_MAX,
+};
+#define ILA_MAP_CMD_MAX		(__ILA_MAP_CMD_MAX - 1)
+
+enum ila_map_attr {
+	ILA_MAP_A_UNSPEC,
+	ILA_MAP_A_PAD,
+	ILA_MAP_A_NAME,		/* NUL string, < ILA_MAP_NAMSIZ */
+	ILA_MAP_A_IDENT,	/* u64, network byte order */
+	ILA_MAP_A_LOCATOR,	/* u64, network byte order */
+	ILA_MAP_A_CSUM_MODE,	/* u8, enum ila_map_csum_mode */
+	ILA_MAP_A_MAX_ENTRIES,	/* u32 */
+	ILA_MAP_A_ENTRIES,	/* u32, reply only */
+	ILA_MAP_A_RULES,	/* u32, reply only: rules using the map */
+	ILA_MAP_A_STATS,	/* nested ILA_MAP_STATS_*, reply only */
+	__ILA_MAP_A_MAX,
+};
+#define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)
+
+enum ila_map_stats_attr {
+	ILA_MAP_STATS_UNSPEC,
+	ILA_MAP_STATS_PAD,
+	ILA_MAP_STATS_LOOKUPS,	/* u64 */
+	ILA_MAP_STATS_HITS,	/* u64 */
+	ILA_MAP_STATS_MISSES,	/* u64 */
+	__ILA_MAP_STATS_MAX,
+};
+#define ILA_MAP_STATS_MAX	(__ILA_MAP_STATS_MAX - 1)
+
+/* same numbering as ILA_CSUM_* in <linux/ila.h> */
+enum ila_map_csum_mode {
+	ILA_MAP_CSUM_ADJUST_TRANSPORT = 0,
+	ILA_MAP_CSUM_NEUTRAL_MAP = 1,
+	ILA_MAP_CSUM_NONE = 2,
+	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 3,
+};
+#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
+
+#endif /* _UAPI_LINUX_ILA_MAP_H */

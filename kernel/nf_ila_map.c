@@ -1,0 +1,840 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf_ila_map.c - named per-netns ILA maps: identifier -> locator + checksum
+ * mode, for "ip6tables -j ILA --map NAME".
+ *
+ * Each network namespace has its own set of maps, created and filled over
+ * the generic netlink family ILA_MAP (<linux/ila_map.h>, tool: ilactl(8)).
+ * A map is an rhashtable keyed by the 64-bit identifier: lookups from the
+ * packet path are lock-free under RCU and O(1) at any size, updates are
+ * serialised by a per-netns mutex and never block readers (an entry is never
+ * changed in place; replace swaps in a new entry and frees the old one after
+ * a grace period).
+ *
+ * Lifetime: a map is referenced by its netns list, by every rule using it and
+ * by every dump in progress; the last reference frees it after an RCU grace
+ * period. Destroying a map that rules still use is refused with EBUSY.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+#include <linux/ila_map.h>
+
+#include "nf_ila_map.h"
+
+#define NF_ILA_MAP_MAX_PER_NET	1024
+
+struct nf_ila_map_entry {
+	struct rhash_head	node;
+	__be64			ident;
+	__be64			locator;
+	u8			csum_mode;
+	struct rcu_head		rcu;
+};
+
+struct nf_ila_map_pcpu {
+	u64_stats_t		hits;
+	u64_stats_t		misses;
+	struct u64_stats_sync	syncp;
+};
+
+struct nf_ila_map {
+	struct rhashtable		ht;
+	struct nf_ila_map_pcpu __percpu	*stats;
+	struct list_head		list;	/* nf_ila_map_net.maps */
+	refcount_t			refcnt;	/* list + rules + dumps */
+	atomic_t			rules;	/* rules using the map */
+	u32				max_entries;
+	char				name[ILA_MAP_NAMSIZ];
+	struct rcu_work			free_work;
+};
+
+struct nf_ila_map_net {
+	struct mutex		lock;	/* maps list and all updates */
+	struct list_head	maps;
+	unsigned int		count;
+};
+
+struct nf_ila_map_dump {
+	struct rhashtable_iter	iter;
+	struct nf_ila_map	*map;
+	bool			pending;	/* iter's current entry not sent */
+};
+
+static unsigned int nf_ila_map_net_id __read_mostly;
+static struct kmem_cache *nf_ila_map_cachep __read_mostly;
+static struct workqueue_struct *nf_ila_map_wq __read_mostly;
+static struct genl_family nf_ila_map_family __ro_after_init;
+
+static const struct rhashtable_params nf_ila_map_params = {
+	.head_offset		= offsetof(struct nf_ila_map_entry, node),
+	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
+	.key_len		= sizeof(__be64),
+	.automatic_shrinking	= true,
+};
+
+static struct nf_ila_map_net *nf_ila_map_pernet(struct net *net)
+{
+	return net_generic(net, nf_ila_map_net_id);
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+static void nf_ila_map_entry_free(void *ptr, void *arg)
+{
+	kmem_cache_free(nf_ila_map_cachep, ptr);
+}
+
+static void nf_ila_map_entry_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(nf_ila_map_cachep,
+			container_of(head, struct nf_ila_map_entry, rcu));
+}
+
+static void nf_ila_map_free_work(struct work_struct *work)
+{
+	struct nf_ila_map *map = container_of(to_rcu_work(work),
+					      struct nf_ila_map, free_work);
+
+	rhashtable_free_and_destroy(&map->ht, nf_ila_map_entry_free, NULL);
+	free_percpu(map->stats);
+	kfree(map);
+}
+
+static void nf_ila_map_release(struct nf_ila_map *map)
+{
+	if (!refcount_dec_and_test(&map->refcnt))
+		return;
+	/* packets may still be looking it up: free after a grace period */
+	INIT_RCU_WORK(&map->free_work, nf_ila_map_free_work);
+	queue_rcu_work(nf_ila_map_wq, &map->free_work);
+}
+
+static struct nf_ila_map *nf_ila_map_find(struct nf_ila_map_net *mn,
+					  const char *name)
+{
+	struct nf_ila_map *map;
+
+	lockdep_assert_held(&mn->lock);
+	list_for_each_entry(map, &mn->maps, list)
+		if (!strcmp(map->name, name))
+			return map;
+	return NULL;
+}
+
+/* ---- API for xt_ILA ------------------------------------------------------ */
+
+struct nf_ila_map *nf_ila_map_get(struct net *net, const char *name)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
+	struct nf_ila_map *map;
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_find(mn, name);
+	if (map) {
+		refcount_inc(&map->refcnt);
+		atomic_inc(&map->rules);
+	}
+	mutex_unlock(&mn->lock);
+	return map ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(nf_ila_map_get);
+
+void nf_ila_map_put(struct nf_ila_map *map)
+{
+	atomic_dec(&map->rules);
+	nf_ila_map_release(map);
+}
+EXPORT_SYMBOL_GPL(nf_ila_map_put);
+
+bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
+		       struct nf_ila_map_result *res)
+{
+	struct nf_ila_map_pcpu *st = this_cpu_ptr(map->stats);
+	const struct nf_ila_map_entry *e;
+
+	e = rhashtable_lookup(&map->ht, &ident, nf_ila_map_params);
+	u64_stats_update_begin(&st->syncp);
+	if (e)
+		u64_stats_inc(&st->hits);
+	else
+		u64_stats_inc(&st->misses);
+	u64_stats_update_end(&st->syncp);
+	if (!e)
+		return false;
+	res->locator = e->locator;
+	res->csum_mode = e->csum_mode;
+	return true;
+}
+EXPORT_SYMBOL_GPL(nf_ila_map_lookup);
+
+/* ---- netlink helpers ----------------------------------------------------- */
+
+static struct netlink_range_validation nf_ila_map_max_range __ro_after_init = {
+	.min = 1,
+	.max = ILA_MAP_LIMIT_MAX_ENTRIES,
+};
+
+static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
+	[ILA_MAP_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = ILA_MAP_NAMSIZ - 1 },
+	[ILA_MAP_A_IDENT]	= { .type = NLA_U64 },
+	[ILA_MAP_A_LOCATOR]	= { .type = NLA_U64 },
+	[ILA_MAP_A_CSUM_MODE]	= NLA_POLICY_MAX(NLA_U8, ILA_MAP_CSUM_MAX),
+	[ILA_MAP_A_MAX_ENTRIES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&nf_ila_map_max_range),
+	[ILA_MAP_A_ENTRIES]	= { .type = NLA_REJECT },
+	[ILA_MAP_A_RULES]	= { .type = NLA_REJECT },
+	[ILA_MAP_A_STATS]	= { .type = NLA_REJECT },
+};
+
+static bool nf_ila_map_name_ok(const char *name)
+{
+	if (!*name)
+		return false;
+	for (; *name; name++)
+		if (!isalnum(*name) && !strchr("_.-", *name))
+			return false;
+	return true;
+}
+
+/* Map named by ILA_MAP_A_NAME, or an ERR_PTR with the reason in extack. */
+static struct nf_ila_map *nf_ila_map_from_attrs(struct nf_ila_map_net *mn,
+						struct nlattr **attrs,
+						struct netlink_ext_ack *extack)
+{
+	struct nf_ila_map *map;
+
+	if (NL_REQ_ATTR_CHECK(extack, NULL, attrs, ILA_MAP_A_NAME))
+		return ERR_PTR(-EINVAL);
+	map = nf_ila_map_find(mn, nla_data(attrs[ILA_MAP_A_NAME]));
+	if (!map) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[ILA_MAP_A_NAME],
+				    "no such map");
+		return ERR_PTR(-ENOENT);
+	}
+	return map;
+}
+
+static void nf_ila_map_read_stats(const struct nf_ila_map *map,
+				  u64 *hits, u64 *misses)
+{
+	int cpu;
+
+	*hits = 0;
+	*misses = 0;
+	for_each_possible_cpu(cpu) {
+		const struct nf_ila_map_pcpu *st = per_cpu_ptr(map->stats, cpu);
+		unsigned int start;
+		u64 h, m;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			h = u64_stats_read(&st->hits);
+			m = u64_stats_read(&st->misses);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		*hits += h;
+		*misses += m;
+	}
+}
+
+static int nf_ila_map_fill_map(struct sk_buff *skb, u32 portid, u32 seq,
+			       int flags, const struct nf_ila_map *map)
+{
+	struct nlattr *nest;
+	u64 hits, misses;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nf_ila_map_family, flags,
+			  ILA_MAP_CMD_GETMAP);
+	if (!hdr)
+		return -EMSGSIZE;
+	nf_ila_map_read_stats(map, &hits, &misses);
+	if (nla_put_string(skb, ILA_MAP_A_NAME, map->name) ||
+	    nla_put_u32(skb, ILA_MAP_A_ENTRIES,
+			atomic_read(&map->ht.nelems)) ||
+	    nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES, map->max_entries) ||
+	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->rules)))
+		goto cancel;
+	nest = nla_nest_start(skb, ILA_MAP_A_STATS);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, ILA_MAP_STATS_LOOKUPS, hits + misses,
+			      ILA_MAP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_STATS_HITS, hits,
+			      ILA_MAP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_STATS_MISSES, misses,
+			      ILA_MAP_STATS_PAD))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int nf_ila_map_fill_entry(struct sk_buff *skb, u32 portid, u32 seq,
+				 int flags, const struct nf_ila_map_entry *e,
+				 const char *name)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &nf_ila_map_family, flags,
+			  ILA_MAP_CMD_GETENTRY);
+	if (!hdr)
+		return -EMSGSIZE;
+	if ((name && nla_put_string(skb, ILA_MAP_A_NAME, name)) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_A_IDENT, (__force u64)e->ident,
+			      ILA_MAP_A_PAD) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_A_LOCATOR, (__force u64)e->locator,
+			      ILA_MAP_A_PAD) ||
+	    nla_put_u8(skb, ILA_MAP_A_CSUM_MODE, e->csum_mode)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* ---- map commands -------------------------------------------------------- */
+
+static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nlattr *name_attr = info->attrs[ILA_MAP_A_NAME];
+	struct nf_ila_map *map;
+	int cpu, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_NAME))
+		return -EINVAL;
+	if (!nf_ila_map_name_ok(nla_data(name_attr))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name_attr,
+				    "map name: use 1-31 characters of A-Z a-z 0-9 _ . -");
+		return -EINVAL;
+	}
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		return -ENOMEM;
+	map->stats = alloc_percpu_gfp(struct nf_ila_map_pcpu, GFP_KERNEL_ACCOUNT);
+	if (!map->stats) {
+		err = -ENOMEM;
+		goto err_free_map;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(map->stats, cpu)->syncp);
+	err = rhashtable_init(&map->ht, &nf_ila_map_params);
+	if (err)
+		goto err_free_stats;
+	nla_strscpy(map->name, name_attr, sizeof(map->name));
+	map->max_entries = ILA_MAP_DEFAULT_MAX_ENTRIES;
+	if (info->attrs[ILA_MAP_A_MAX_ENTRIES])
+		map->max_entries = nla_get_u32(info->attrs[ILA_MAP_A_MAX_ENTRIES]);
+	refcount_set(&map->refcnt, 1);
+
+	mutex_lock(&mn->lock);
+	if (nf_ila_map_find(mn, map->name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name_attr, "map exists");
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	if (mn->count >= NF_ILA_MAP_MAX_PER_NET) {
+		NL_SET_ERR_MSG(info->extack, "too many maps in this netns");
+		err = -ENOSPC;
+		goto err_unlock;
+	}
+	list_add_tail(&map->list, &mn->maps);
+	mn->count++;
+	mutex_unlock(&mn->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&mn->lock);
+	rhashtable_destroy(&map->ht);
+err_free_stats:
+	free_percpu(map->stats);
+err_free_map:
+	kfree(map);
+	return err;
+}
+
+static int nf_ila_map_cmd_delmap(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map *map;
+	int err = 0;
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+	} else if (atomic_read(&map->rules)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME],
+				    "map is in use by ip6tables rules");
+		err = -EBUSY;
+	} else {
+		list_del(&map->list);
+		mn->count--;
+		nf_ila_map_release(map);
+	}
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+static int nf_ila_map_cmd_getmap(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map *map;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	err = IS_ERR(map) ? PTR_ERR(map) :
+	      nf_ila_map_fill_map(msg, info->snd_portid, info->snd_seq, 0, map);
+	mutex_unlock(&mn->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(sock_net(skb->sk));
+	struct nf_ila_map *map;
+	long idx = 0, skip = cb->args[0];
+
+	mutex_lock(&mn->lock);
+	list_for_each_entry(map, &mn->maps, list) {
+		if (idx++ < skip)
+			continue;
+		if (nf_ila_map_fill_map(skb, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI, map)) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&mn->lock);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+/* Deletes every entry; readers see each entry until it is unlinked. */
+static void nf_ila_map_flush_locked(struct nf_ila_map *map)
+{
+	struct rhashtable_iter iter;
+	struct nf_ila_map_entry *e;
+	unsigned int n;
+
+	while (atomic_read(&map->ht.nelems)) {
+		rhashtable_walk_enter(&map->ht, &iter);
+		rhashtable_walk_start(&iter);
+		n = 0;
+		while ((e = rhashtable_walk_next(&iter)) != NULL) {
+			if (IS_ERR(e))
+				continue;	/* resized: rewound */
+			if (rhashtable_remove_fast(&map->ht, &e->node,
+						   nf_ila_map_params))
+				continue;
+			call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
+			if (++n % 1024 == 0) {
+				rhashtable_walk_stop(&iter);
+				cond_resched();
+				rhashtable_walk_start(&iter);
+			}
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+	}
+}
+
+static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map *map;
+	int err = 0;
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map))
+		err = PTR_ERR(map);
+	else
+		nf_ila_map_flush_locked(map);
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+/* ---- entry commands ------------------------------------------------------ */
+
+static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	bool replace = info->nlhdr->nlmsg_flags & NLM_F_REPLACE;
+	struct nf_ila_map_entry *e, *old;
+	struct nf_ila_map *map;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT) ||
+	    GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_LOCATOR))
+		return -EINVAL;
+
+	e = kmem_cache_zalloc(nf_ila_map_cachep, GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
+	e->locator = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_LOCATOR]);
+	e->csum_mode = ILA_MAP_CSUM_ADJUST_TRANSPORT;
+	if (info->attrs[ILA_MAP_A_CSUM_MODE])
+		e->csum_mode = nla_get_u8(info->attrs[ILA_MAP_A_CSUM_MODE]);
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto out_unlock;
+	}
+	if (replace) {
+		old = rhashtable_lookup_fast(&map->ht, &e->ident,
+					     nf_ila_map_params);
+		if (old) {
+			err = rhashtable_replace_fast(&map->ht, &old->node,
+						      &e->node,
+						      nf_ila_map_params);
+			if (!err) {
+				call_rcu(&old->rcu, nf_ila_map_entry_free_rcu);
+				e = NULL;
+			}
+			goto out_unlock;
+		}
+	}
+	if (atomic_read(&map->ht.nelems) >= map->max_entries) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME],
+				    "map is full (max-entries)");
+		err = -ENOSPC;
+		goto out_unlock;
+	}
+	err = rhashtable_lookup_insert_fast(&map->ht, &e->node,
+					    nf_ila_map_params);
+	if (!err)
+		e = NULL;
+	else if (err == -EEXIST)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
+				    "identifier already mapped (use replace)");
+out_unlock:
+	mutex_unlock(&mn->lock);
+	if (e)
+		kmem_cache_free(nf_ila_map_cachep, e);
+	return err;
+}
+
+static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map_entry *e;
+	struct nf_ila_map *map;
+	__be64 ident;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
+		return -EINVAL;
+	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto out_unlock;
+	}
+	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
+	if (!e) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
+				    "identifier not in map");
+		err = -ENOENT;
+		goto out_unlock;
+	}
+	err = rhashtable_remove_fast(&map->ht, &e->node, nf_ila_map_params);
+	if (!err)
+		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
+out_unlock:
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map_entry *e;
+	struct nf_ila_map *map;
+	struct sk_buff *msg;
+	__be64 ident;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
+		return -EINVAL;
+	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto out_unlock;
+	}
+	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
+	if (!e) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
+				    "identifier not in map");
+		err = -ENOENT;
+		goto out_unlock;
+	}
+	err = nf_ila_map_fill_entry(msg, info->snd_portid, info->snd_seq, 0,
+				    e, map->name);
+out_unlock:
+	mutex_unlock(&mn->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* ---- entry dump: resumable walk over millions of entries ----------------- */
+
+static struct nlattr **nf_ila_map_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->info.attrs;
+#endif
+}
+
+static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(sock_net(cb->skb->sk));
+	struct nf_ila_map_dump *d;
+	struct nf_ila_map *map;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, nf_ila_map_dump_attrs(cb), cb->extack);
+	if (!IS_ERR(map))
+		refcount_inc(&map->refcnt);
+	mutex_unlock(&mn->lock);
+	if (IS_ERR(map)) {
+		kfree(d);
+		return PTR_ERR(map);
+	}
+	d->map = map;
+	rhashtable_walk_enter(&map->ht, &d->iter);
+	cb->args[0] = (long)d;
+	cb->seq = 1;	/* bumped when a resize rewinds the walk */
+	return 0;
+}
+
+static int nf_ila_map_dump_entries_done(struct netlink_callback *cb)
+{
+	struct nf_ila_map_dump *d = (struct nf_ila_map_dump *)cb->args[0];
+
+	if (d) {
+		rhashtable_walk_exit(&d->iter);
+		nf_ila_map_release(d->map);
+		kfree(d);
+	}
+	return 0;
+}
+
+static int nf_ila_map_dump_entries(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	struct nf_ila_map_dump *d = (struct nf_ila_map_dump *)cb->args[0];
+	struct nf_ila_map_entry *e;
+	unsigned int off;
+
+	if (rhashtable_walk_start_check(&d->iter) == -EAGAIN) {
+		d->pending = false;	/* rewound to the start */
+		cb->seq++;
+	}
+	/* an entry that did not fit last time is the iterator's current one */
+	e = d->pending ? rhashtable_walk_peek(&d->iter) :
+			 rhashtable_walk_next(&d->iter);
+	d->pending = false;
+	for (; e; e = rhashtable_walk_next(&d->iter)) {
+		if (IS_ERR(e)) {
+			cb->seq++;	/* -EAGAIN: resized, rewound */
+			continue;
+		}
+		off = skb->len;
+		if (nf_ila_map_fill_entry(skb, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					  e, NULL)) {
+			d->pending = true;
+			break;
+		}
+		nl_dump_check_consistent(cb, (struct nlmsghdr *)(skb->data + off));
+	}
+	rhashtable_walk_stop(&d->iter);
+	return skb->len;
+}
+
+/* ---- family -------------------------------------------------------------- */
+
+static const struct genl_ops nf_ila_map_ops[] = {
+	{
+		.cmd	= ILA_MAP_CMD_NEWMAP,
+		.doit	= nf_ila_map_cmd_newmap,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_DELMAP,
+		.doit	= nf_ila_map_cmd_delmap,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_GETMAP,
+		.doit	= nf_ila_map_cmd_getmap,
+		.dumpit	= nf_ila_map_dump_maps,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_FLUSH,
+		.doit	= nf_ila_map_cmd_flush,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_NEWENTRY,
+		.doit	= nf_ila_map_cmd_newentry,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_DELENTRY,
+		.doit	= nf_ila_map_cmd_delentry,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_GETENTRY,
+		.doit	= nf_ila_map_cmd_getentry,
+		.start	= nf_ila_map_dump_entries_start,
+		.dumpit	= nf_ila_map_dump_entries,
+		.done	= nf_ila_map_dump_entries_done,
+	},
+};
+
+static struct genl_family nf_ila_map_family __ro_after_init = {
+	.name		= ILA_MAP_GENL_NAME,
+	.version	= ILA_MAP_GENL_VERSION,
+	.maxattr	= ILA_MAP_A_MAX,
+	.policy		= nf_ila_map_policy,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= nf_ila_map_ops,
+	.n_ops		= ARRAY_SIZE(nf_ila_map_ops),
+	.resv_start_op	= ILA_MAP_CMD_MAX + 1,
+};
+
+/* ---- netns --------------------------------------------------------------- */
+
+static int __net_init nf_ila_map_net_init(struct net *net)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
+
+	mutex_init(&mn->lock);
+	INIT_LIST_HEAD(&mn->maps);
+	mn->count = 0;
+	return 0;
+}
+
+static void __net_exit nf_ila_map_net_exit(struct net *net)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
+	struct nf_ila_map *map, *tmp;
+
+	/* rules of this netns may still hold maps: they free them on destroy */
+	mutex_lock(&mn->lock);
+	list_for_each_entry_safe(map, tmp, &mn->maps, list) {
+		list_del(&map->list);
+		nf_ila_map_release(map);
+	}
+	mn->count = 0;
+	mutex_unlock(&mn->lock);
+	mutex_destroy(&mn->lock);
+}
+
+static struct pernet_operations nf_ila_map_net_ops = {
+	.init	= nf_ila_map_net_init,
+	.exit	= nf_ila_map_net_exit,
+	.id	= &nf_ila_map_net_id,
+	.size	= sizeof(struct nf_ila_map_net),
+};
+
+static int __init nf_ila_map_init(void)
+{
+	int err;
+
+	nf_ila_map_cachep = kmem_cache_create("nf_ila_map_entry",
+					      sizeof(struct nf_ila_map_entry),
+					      0, SLAB_ACCOUNT, NULL);
+	if (!nf_ila_map_cachep)
+		return -ENOMEM;
+	nf_ila_map_wq = alloc_workqueue("nf_ila_map", WQ_UNBOUND, 0);
+	if (!nf_ila_map_wq) {
+		err = -ENOMEM;
+		goto err_cache;
+	}
+	err = register_pernet_subsys(&nf_ila_map_net_ops);
+	if (err)
+		goto err_wq;
+	err = genl_register_family(&nf_ila_map_family);
+	if (err)
+		goto err_pernet;
+	return 0;
+
+err_pernet:
+	unregister_pernet_subsys(&nf_ila_map_net_ops);
+err_wq:
+	rcu_barrier();
+	destroy_workqueue(nf_ila_map_wq);
+err_cache:
+	kmem_cache_destroy(nf_ila_map_cachep);
+	return err;
+}
+
+static void __exit nf_ila_map_exit(void)
+{
+	genl_unregister_family(&nf_ila_map_family);
+	unregister_pernet_subsys(&nf_ila_map_net_ops);
+	rcu_barrier();			/* entry frees, queue_rcu_work */
+	destroy_workqueue(nf_ila_map_wq);	/* drains map frees */
+	kmem_cache_destroy(nf_ila_map_cachep);
+}
+
+module_init(nf_ila_map_init);
+module_exit(nf_ila_map_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("nf-ila-rtcache contributors");
+MODULE_DESCRIPTION("Named ILA identifier-to-locator maps for the xt_ILA target (generic netlink " ILA_MAP_GENL_NAME ")");
+MODULE_ALIAS_GENL_FAMILY(ILA_MAP_GENL_NAME);
