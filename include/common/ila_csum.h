@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ILA prefix translation and checksum arithmetic, as plain C shared by the
+ * kernel target (kernel/xt_ILA.c), the iptables plugin and the host unit
+ * tests (tests/unit/ila_*_test.cpp). No kernel-only API in here.
+ *
+ * "Raw" 16/32-bit values are the bytes as they lie in the packet, loaded
+ * into a host integer without byte swapping. One's complement sums do not
+ * depend on byte order as long as every operand is raw, so nothing here
+ * swaps bytes on the packet path.
+ *
+ * An IPv6 address is locator (upper 64 bits) + identifier (lower 64). A
+ * translation moves addresses inside the source prefix (length <= 64) into
+ * the destination prefix, which changes the one's complement sum of the
+ * address by a constant, diff = sum(dst prefix) - sum(src prefix). The
+ * checksum modes deal with that change:
+ *
+ *  adjust-transport  the TCP/UDP/ICMPv6 checksum absorbs diff (pseudo-header)
+ *  neutral-map-auto  the identifier's low 16 bits absorb it, so the address
+ *                    sum (and every checksum over it) is unchanged
+ *  neutral-map       the same, and the C-bit (0x10 in byte 8) marks an
+ *                    address that carries the adjustment: a clear C-bit is
+ *                    set (SIR -> ILA), a set C-bit is cleared (ILA -> SIR)
+ *  none              checksums are left as they are
+ *
+ * One's complement has two zeros (0x0000, 0xffff). The neutral modes always
+ * write the adjusted 16 bits with 0x0000 for zero, so translating back with
+ * the reverse rule restores the original bits exactly; an identifier whose
+ * low 16 bits are 0xffff cannot be restored and is refused (the kernel
+ * drops such packets).
+ */
+#ifndef _NFILR_COMMON_ILA_CSUM_H
+#define _NFILR_COMMON_ILA_CSUM_H
+
+#include <linux/types.h>
+
+#define ILA_IP6_HLEN		40	/* fixed IPv6 header */
+#define ILA_IP6_SADDR_OFF	8
+#define ILA_IP6_DADDR_OFF	24
+#define ILA_CBIT_BYTE		8	/* C-bit: first identifier byte ... */
+#define ILA_CBIT		0x10	/* ... this bit */
+#define ILA_ADJ_OFF		14	/* the identifier's low 16 bits */
+#define ILA_MAX_PFX_LEN		64
+
+/* Mode numbers, equal to enum xt_ila_csum_mode. */
+#define ILA_MODE_ADJUST_TRANSPORT	0
+#define ILA_MODE_NEUTRAL_MAP		1
+#define ILA_MODE_NEUTRAL_MAP_AUTO	2
+#define ILA_MODE_NONE			3
+
+/* Precomputed state of one rule: everything the packet path needs. */
+struct ila_xlat {
+	__u32 src[2];	/* raw upper 64 bits of the source prefix */
+	__u32 mask[2];	/* raw prefix mask */
+	__u32 dst[2];	/* raw upper 64 bits of the destination prefix */
+	__u16 diff;	/* raw one's complement sum(dst) - sum(src), 0 for zero */
+	__u16 adj;	/* neutral modes: added to the low 16 bits (C-bit clear) */
+	__u16 adj_clear; /* neutral-map: added when the C-bit is set (cleared) */
+	__u8 mode;	/* ILA_MODE_* */
+	__u8 aoff;	/* offset of the translated address in the IPv6 header */
+	__u8 qoff;	/* offset of the address translated in a quoted header */
+	__u8 pad[3];
+};
+
+static inline __u16 ila_get16(const void *p)
+{
+	__u16 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void ila_put16(void *p, __u16 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+static inline __u32 ila_get32(const void *p)
+{
+	__u32 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void ila_put32(void *p, __u32 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+/* A big-endian 16-bit constant as a raw value. */
+static inline __u16 ila_raw16(__u16 be_value)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap16(be_value);
+#else
+	return be_value;
+#endif
+}
+
+/* 16-bit one's complement addition (end-around carry). */
+static inline __u16 ila_add16(__u16 a, __u16 b)
+{
+	__u32 s = (__u32)a + b;
+
+	return (__u16)(s + (s >> 16));
+}
+
+static inline __u16 ila_sub16(__u16 a, __u16 b)
+{
+	return ila_add16(a, (__u16)~b);
+}
+
+/* The one's complement zero written as 0x0000. */
+static inline __u16 ila_canon16(__u16 v)
+{
+	return v == 0xffff ? 0 : v;
+}
+
+/* One's complement sum of n raw 16-bit words. */
+static inline __u16 ila_sum16(const void *p, unsigned int nwords)
+{
+	const __u8 *b = (const __u8 *)p;
+	__u16 s = 0;
+	unsigned int i;
+
+	for (i = 0; i < nwords; i++)
+		s = ila_add16(s, ila_get16(b + 2 * i));
+	return s;
+}
+
+/* Mask of the first len bits of an address (len <= 128). */
+static inline void ila_pfx_mask(__u8 mask[16], unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		if (len >= 8)
+			mask[i] = 0xff;
+		else
+			mask[i] = (__u8)(0xff00 >> len);
+		len = len >= 8 ? len - 8 : 0;
+	}
+}
+
+/* 1 if no bit beyond len is set in pfx. */
+static inline int ila_pfx_host_bits_clear(const __u8 pfx[16], unsigned int len)
+{
+	__u8 mask[16];
+	unsigned int i;
+
+	if (len > 128)
+		return 0;
+	ila_pfx_mask(mask, len);
+	for (i = 0; i < 16; i++)
+		if (pfx[i] & ~mask[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Fill x for one rule. src and dst are the 16-byte prefixes (host bits
+ * clear, checked by the caller), len their common length (<= 64), mode an
+ * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
+ * source.
+ */
+static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
+				 const __u8 dst[16], unsigned int len,
+				 unsigned int mode, int translate_src)
+{
+	const __u16 cbit = ila_raw16(ILA_CBIT << 8);
+	__u8 mask[16];
+	__u16 d;
+
+	__builtin_memset(x, 0, sizeof(*x));
+	ila_pfx_mask(mask, len);
+	x->src[0] = ila_get32(src);
+	x->src[1] = ila_get32(src + 4);
+	x->dst[0] = ila_get32(dst);
+	x->dst[1] = ila_get32(dst + 4);
+	x->mask[0] = ila_get32(mask);
+	x->mask[1] = ila_get32(mask + 4);
+
+	d = ila_canon16(ila_sub16(ila_sum16(dst, 4), ila_sum16(src, 4)));
+	x->diff = d;
+	if (mode == ILA_MODE_NEUTRAL_MAP) {
+		/* setting the C-bit adds cbit to the sum, clearing removes it */
+		x->adj = ila_canon16((__u16)~ila_add16(d, cbit));
+		x->adj_clear = ila_canon16((__u16)~ila_sub16(d, cbit));
+	} else {
+		x->adj = ila_canon16((__u16)~d);
+		x->adj_clear = x->adj;
+	}
+	x->mode = (__u8)mode;
+	x->aoff = translate_src ? ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF;
+	x->qoff = translate_src ? ILA_IP6_DADDR_OFF : ILA_IP6_SADDR_OFF;
+}
+
+static inline int ila_mode_neutral(unsigned int mode)
+{
+	return mode == ILA_MODE_NEUTRAL_MAP || mode == ILA_MODE_NEUTRAL_MAP_AUTO;
+}
+
+/* 1 if the address (16 bytes) is inside the source prefix. */
+static inline int ila_match(const struct ila_xlat *x, const void *addr)
+{
+	const __u8 *a = (const __u8 *)addr;
+
+	return (((ila_get32(a) ^ x->src[0]) & x->mask[0]) |
+		((ila_get32(a + 4) ^ x->src[1]) & x->mask[1])) == 0;
+}
+
+/* 1 if a matching address can be translated in this mode. */
+static inline int ila_can_xlat(const struct ila_xlat *x, const void *addr)
+{
+	return !ila_mode_neutral(x->mode) ||
+	       ila_get16((const __u8 *)addr + ILA_ADJ_OFF) != 0xffff;
+}
+
+/*
+ * Translate a matching address in place (ila_match() and ila_can_xlat()
+ * true). Returns the change of its one's complement sum: diff for
+ * adjust-transport and none, 0 for the neutral modes.
+ */
+static inline __u16 ila_xlat_addr(const struct ila_xlat *x, void *addr)
+{
+	__u8 *a = (__u8 *)addr;
+
+	if (ila_mode_neutral(x->mode)) {
+		__u16 adj = x->adj;
+
+		if (x->mode == ILA_MODE_NEUTRAL_MAP) {
+			if (a[ILA_CBIT_BYTE] & ILA_CBIT)
+				adj = x->adj_clear;
+			a[ILA_CBIT_BYTE] ^= ILA_CBIT;
+		}
+		ila_put16(a + ILA_ADJ_OFF,
+			  ila_canon16(ila_add16(ila_get16(a + ILA_ADJ_OFF), adj)));
+	}
+	ila_put32(a, (ila_get32(a) & ~x->mask[0]) | x->dst[0]);
+	ila_put32(a + 4, (ila_get32(a + 4) & ~x->mask[1]) | x->dst[1]);
+
+	return ila_mode_neutral(x->mode) ? 0 : x->diff;
+}
+
+/* A final checksum field after the data it covers changed by +delta. */
+static inline __u16 ila_csum_update(__u16 check, __u16 delta)
+{
+	return (__u16)~ila_add16((__u16)~check, delta);
+}
+
+/*
+ * Fix an L4 checksum field (raw bytes at field) for a +delta change of the
+ * data it covers. partial: the skb is CHECKSUM_PARTIAL and the field holds
+ * the folded pseudo-header sum that the device completes; only pseudo-header
+ * changes (pseudo=1) are applied then. udp: a zero checksum means "none" and
+ * stays zero, and a computed zero is sent as 0xffff.
+ * Returns the one's complement change of the field's value.
+ */
+static inline __u16 ila_l4_csum_fix(void *field, __u16 delta, int partial,
+				    int pseudo, int udp)
+{
+	__u16 old = ila_get16(field), nv;
+
+	if (partial) {
+		if (!pseudo)
+			return 0;
+		nv = ila_add16(old, delta);
+	} else {
+		if (udp && old == 0)
+			return 0;
+		nv = ila_csum_update(old, delta);
+		if (udp && nv == 0)
+			nv = 0xffff;
+	}
+	ila_put16(field, nv);
+	return ila_sub16(nv, old);
+}
+
+#endif /* _NFILR_COMMON_ILA_CSUM_H */

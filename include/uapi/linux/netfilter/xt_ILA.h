@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * xt_ILA: Identifier-Locator Addressing (ILA) prefix translation target.
+ *
+ * Shared between the kernel module (kernel/xt_ILA.c) and the iptables
+ * plugin (xtables/libxt_ILA.cpp). Must compile as C and as C++.
+ */
+#ifndef _UAPI_XT_ILA_H
+#define _UAPI_XT_ILA_H
+
+#include <linux/types.h>
+#include <linux/netfilter.h>
+
+/* Which address of the packet is translated. */
+enum xt_ila_translate {
+	XT_ILA_TRANSLATE_DST = 0,	/* PREROUTING, OUTPUT */
+	XT_ILA_TRANSLATE_SRC = 1,	/* POSTROUTING, INPUT */
+};
+
+/* Checksum handling, as in the kernel's ILA (Documentation/networking/ila.rst). */
+enum xt_ila_csum_mode {
+	XT_ILA_CSUM_ADJUST_TRANSPORT = 0,
+	XT_ILA_CSUM_NEUTRAL_MAP = 1,
+	XT_ILA_CSUM_NEUTRAL_MAP_AUTO = 2,
+	XT_ILA_CSUM_NONE = 3,
+	__XT_ILA_CSUM_MAX
+};
+
+/*
+ * flags: reserved for ILA maps (--map NAME, --miss drop). The module
+ * rejects both for now, so the structure does not change when maps land.
+ */
+#define XT_ILA_F_MAP		(1U << 0)	/* locator from the map named in map[] */
+#define XT_ILA_F_MISS_DROP	(1U << 1)	/* with XT_ILA_F_MAP: drop on a miss */
+#define XT_ILA_F_ALL		(XT_ILA_F_MAP | XT_ILA_F_MISS_DROP)
+
+#define XT_ILA_MAP_NAMELEN	32
+
+/* Size of the kernel-only area at the end of struct xt_ila_tginfo. */
+#define XT_ILA_KPRIV_WORDS	6
+
+struct xt_ila_tginfo {
+	union nf_inet_addr	src_pfx;	/* addresses inside src_pfx ... */
+	union nf_inet_addr	dst_pfx;	/* ... are moved into dst_pfx */
+	__u8			src_pfx_len;	/* 0..64, equal to dst_pfx_len */
+	__u8			dst_pfx_len;
+	__u8			translate;	/* enum xt_ila_translate */
+	__u8			csum_mode;	/* enum xt_ila_csum_mode */
+	__u32			flags;		/* XT_ILA_F_*, must be 0 for now */
+	char			map[XT_ILA_MAP_NAMELEN]; /* reserved, must be empty */
+
+	/* Kernel only (precomputed by checkentry); userspace leaves it zero. */
+	__u64			kpriv[XT_ILA_KPRIV_WORDS] __attribute__((aligned(8)));
+};
+
+#endif /* _UAPI_XT_ILA_H */
