@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+// ilactl: ILA notation parsing/formatting, checksum mode and map names.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+
+#include "ila_notation.h"
+
+using ila::Half;
+
+TEST(IlactlNotation, FourGroups)
+{
+	EXPECT_EQ(ila::parse_half("2001:0:0:1", Half::Locator), 0x2001000000000001ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8:0:1", Half::Identifier), 0x20010db800000001ULL);
+	EXPECT_EQ(ila::parse_half("0:0:0:0", Half::Identifier), 0ULL);
+	EXPECT_EQ(ila::parse_half("ffff:FFFF:ffff:fFfF", Half::Identifier), ~0ULL);
+	EXPECT_EQ(ila::parse_half("0001:0002:0003:0004", Half::Identifier), 0x0001000200030004ULL);
+}
+
+TEST(IlactlNotation, FullAddressTakesMatchingHalf)
+{
+	EXPECT_EQ(ila::parse_half("2001:db8:1:2:3:4:5:6", Half::Locator), 0x20010db800010002ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8:1:2:3:4:5:6", Half::Identifier), 0x0003000400050006ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8::1", Half::Locator), 0x20010db800000000ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8::1", Half::Identifier), 1ULL);
+	EXPECT_EQ(ila::parse_half("::", Half::Identifier), 0ULL);
+	EXPECT_EQ(ila::parse_half("::1:2", Half::Identifier), 0x10002ULL);
+	EXPECT_EQ(ila::parse_half("::ffff:10.0.0.1", Half::Identifier), 0x0000ffff0a000001ULL);
+}
+
+TEST(IlactlNotation, Rejects)
+{
+	for (const char *bad : {"", "1:2:3", "1:2:3:4:5", "12345:0:0:0", "g:0:0:0", "1::2:3:",
+				":1:2:3", "1:2:3:", "1:2::3:4:5:6:7:8", "1 :2:3:4", "fe80::1%eth0",
+				"10.0.0.1", "1:2:3:4/64", "0x1:2:3:4"}) {
+		EXPECT_THROW(ila::parse_half(bad, Half::Identifier), std::invalid_argument) << bad;
+	}
+}
+
+TEST(IlactlNotation, ErrorNamesTheHalfAndText)
+{
+	try {
+		ila::parse_half("zz", Half::Locator);
+		FAIL();
+	} catch (const std::invalid_argument &e) {
+		EXPECT_NE(std::string(e.what()).find("locator \"zz\""), std::string::npos) << e.what();
+	}
+}
+
+TEST(IlactlNotation, Format)
+{
+	EXPECT_EQ(ila::format_half(0x2001000000000001ULL), "2001:0:0:1");
+	EXPECT_EQ(ila::format_half(0), "0:0:0:0");
+	EXPECT_EQ(ila::format_half(~0ULL), "ffff:ffff:ffff:ffff");
+	EXPECT_EQ(ila::format_half(0x00ab000c0d00e000ULL), "ab:c:d00:e000");
+}
+
+TEST(IlactlNotation, RoundTripRandom)
+{
+	std::mt19937_64 rng(42);
+	for (int i = 0; i < 10000; i++) {
+		std::uint64_t v = rng();
+		if (i % 3 == 0)
+			v &= 0x0000ffff0000ffffULL; // zero groups
+		EXPECT_EQ(ila::parse_half(ila::format_half(v), Half::Identifier), v);
+	}
+}
+
+TEST(IlactlNotation, CsumModes)
+{
+	EXPECT_EQ(ila::parse_csum_mode("adjust-transport"), 0);
+	EXPECT_EQ(ila::parse_csum_mode("neutral-map"), 1);
+	EXPECT_EQ(ila::parse_csum_mode("none"), 2);
+	EXPECT_EQ(ila::parse_csum_mode("neutral-map-auto"), 3);
+	EXPECT_FALSE(ila::parse_csum_mode("adjust"));
+	EXPECT_FALSE(ila::parse_csum_mode(""));
+	for (std::uint8_t m = 0; m < 4; m++)
+		EXPECT_EQ(ila::parse_csum_mode(ila::csum_mode_name(m)), m);
+	EXPECT_EQ(ila::csum_mode_name(9), "unknown");
+}
+
+TEST(IlactlNotation, MapNames)
+{
+	EXPECT_TRUE(ila::valid_map_name("hosts"));
+	EXPECT_TRUE(ila::valid_map_name("a.b-c_D9"));
+	EXPECT_TRUE(ila::valid_map_name(std::string(31, 'x')));
+	EXPECT_FALSE(ila::valid_map_name(std::string(32, 'x')));
+	EXPECT_FALSE(ila::valid_map_name(""));
+	EXPECT_FALSE(ila::valid_map_name("a b"));
+	EXPECT_FALSE(ila::valid_map_name("a/b"));
+	EXPECT_FALSE(ila::valid_map_name("ä"));
+}
+
+TEST(IlactlNotation, Uint)
+{
+	EXPECT_EQ(ila::parse_uint("10", 1, 100), 10U);
+	EXPECT_FALSE(ila::parse_uint("0", 1, 100));
+	EXPECT_FALSE(ila::parse_uint("101", 1, 100));
+	EXPECT_FALSE(ila::parse_uint("1x", 1, 100));
+	EXPECT_FALSE(ila::parse_uint("-1", 0, 100));
+	EXPECT_FALSE(ila::parse_uint("", 0, 100));
+}

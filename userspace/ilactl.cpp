@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+// ilactl - manage the ILA identifier -> locator maps of nf_ila_map, used by
+// "ip6tables -t mangle ... -j ILA --map NAME". See ilactl(8).
+//
+// Exit status: 0 ok, 1 an operation failed, 2 usage error.
+#include <getopt.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <linux/ila_map.h>
+
+#include "batch.h"
+#include "command.h"
+#include "ila_map_client.h"
+#include "ila_notation.h"
+
+namespace {
+
+constexpr int kExitFail = 1;
+constexpr int kExitUsage = 2;
+
+const char kUsage[] =
+	"Usage: ilactl [-j] map COMMAND ...\n"
+	"       ilactl [-v] -b FILE|-\n"
+	"\n"
+	"Commands (the maps of the current network namespace):\n"
+	"  map create NAME [max-entries N]   new empty map (default max-entries 16777216)\n"
+	"  map destroy NAME                  delete a map (refused while a rule uses it)\n"
+	"  map list                          maps with entries, rules and counters\n"
+	"  map add NAME IDENT LOCATOR [csum-mode MODE]\n"
+	"                                    map an identifier (fails if it is mapped)\n"
+	"  map replace NAME IDENT LOCATOR [csum-mode MODE]\n"
+	"                                    add, or change an existing entry\n"
+	"  map del NAME IDENT                remove an entry\n"
+	"  map get NAME IDENT                show one entry\n"
+	"  map show NAME                     show every entry\n"
+	"  map flush NAME                    remove every entry\n"
+	"  map stats NAME                    entries, lookups, hits, misses, rules\n"
+	"\n"
+	"IDENT and LOCATOR: ILA notation, four 16-bit hex groups (2001:db8:0:1), or a\n"
+	"full IPv6 address of which the low (IDENT) or high (LOCATOR) 64 bits are used.\n"
+	"MODE: adjust-transport (default), neutral-map, neutral-map-auto, none.\n"
+	"\n"
+	"Options:\n"
+	"  -j, --json         JSON output for list, get, show, stats\n"
+	"  -b, --batch FILE   run the commands in FILE (- = stdin), one per line, in\n"
+	"                     large netlink batches; create destroy add replace del flush\n"
+	"  -v, --verbose      with -b: report the number of commands and the rate\n"
+	"  -h, --help         this text\n"
+	"  -V, --version      version\n"
+	"\n"
+	"Exit status: 0 ok, 1 operation failed, 2 usage error.\n";
+
+void usage_error(const std::string &msg)
+{
+	std::cerr << "ilactl: " << msg << "\nTry 'ilactl --help' for more information.\n";
+}
+
+std::string json_str(const std::string &s)
+{
+	std::string out = "\"";
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			out += '\\';
+			out += char(c);
+		} else if (c < 0x20) {
+			char b[8];
+			std::snprintf(b, sizeof(b), "\\u%04x", c);
+			out += b;
+		} else {
+			out += char(c);
+		}
+	}
+	return out + "\"";
+}
+
+std::string map_json(const ila::MapInfo &m)
+{
+	return "{\"name\":" + json_str(m.name) + ",\"entries\":" + std::to_string(m.entries) +
+	       ",\"max_entries\":" + std::to_string(m.max_entries) +
+	       ",\"rules\":" + std::to_string(m.rules) + ",\"lookups\":" + std::to_string(m.lookups) +
+	       ",\"hits\":" + std::to_string(m.hits) + ",\"misses\":" + std::to_string(m.misses) + "}";
+}
+
+std::string map_text(const ila::MapInfo &m)
+{
+	return m.name + " entries " + std::to_string(m.entries) + " max-entries " +
+	       std::to_string(m.max_entries) + " rules " + std::to_string(m.rules) + " lookups " +
+	       std::to_string(m.lookups) + " hits " + std::to_string(m.hits) + " misses " +
+	       std::to_string(m.misses);
+}
+
+std::string entry_json(const ila::Entry &e)
+{
+	return "{\"identifier\":\"" + ila::format_half(e.ident) + "\",\"locator\":\"" +
+	       ila::format_half(e.locator) + "\",\"csum_mode\":\"" +
+	       std::string(ila::csum_mode_name(e.csum_mode)) + "\"}";
+}
+
+// Same words as "map add NAME" takes, so "show" output can be fed back.
+std::string entry_text(const ila::Entry &e)
+{
+	return ila::format_half(e.ident) + " " + ila::format_half(e.locator) + " csum-mode " +
+	       std::string(ila::csum_mode_name(e.csum_mode));
+}
+
+int run_command(const ila::Command &cmd, bool json)
+{
+	ila::IlaMapClient client;
+	std::string out;
+
+	switch (cmd.op) {
+	case ila::Op::List: {
+		auto maps = client.list();
+		if (json) {
+			out = "[";
+			for (std::size_t i = 0; i < maps.size(); i++)
+				out += (i ? "," : "") + map_json(maps[i]);
+			out += "]\n";
+		} else {
+			for (const auto &m : maps)
+				out += map_text(m) + "\n";
+		}
+		break;
+	}
+	case ila::Op::Stats: {
+		auto m = client.stats(cmd.map);
+		out = (json ? map_json(m) : map_text(m)) + "\n";
+		break;
+	}
+	case ila::Op::Get: {
+		auto e = client.get(cmd.map, cmd.ident);
+		out = (json ? entry_json(e) : entry_text(e)) + "\n";
+		break;
+	}
+	case ila::Op::Show: {
+		auto entries = client.show(cmd.map);
+		out.reserve(entries.size() * 80 + 8);
+		if (json)
+			out += "[\n";
+		for (std::size_t i = 0; i < entries.size(); i++) {
+			if (json)
+				out += entry_json(entries[i]) + (i + 1 < entries.size() ? ",\n" : "\n");
+			else
+				out += entry_text(entries[i]) + "\n";
+		}
+		if (json)
+			out += "]\n";
+		break;
+	}
+	default:
+		client.execute(cmd);
+		break;
+	}
+	std::fwrite(out.data(), 1, out.size(), stdout);
+	if (std::fflush(stdout) != 0) {
+		std::perror("ilactl: write");
+		return kExitFail;
+	}
+	return 0;
+}
+
+int run_batch(const std::string &file, bool verbose)
+{
+	std::string text, src = file == "-" ? "stdin" : file;
+	if (file == "-") {
+		std::ostringstream ss;
+		ss << std::cin.rdbuf();
+		text = ss.str();
+	} else {
+		std::ifstream in(file, std::ios::binary);
+		if (!in) {
+			std::cerr << "ilactl: " << file << ": " << std::strerror(errno) << "\n";
+			return kExitFail;
+		}
+		text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+	}
+
+	// Check every line before changing anything.
+	std::size_t count = 0;
+	try {
+		ila::for_each_batch_command(text, [&](std::size_t, const ila::Command &) { count++; });
+	} catch (const ila::BatchError &e) {
+		std::cerr << "ilactl: " << src << ": " << e.what() << "\n";
+		return kExitUsage;
+	}
+
+	auto t0 = std::chrono::steady_clock::now();
+	ila::IlaMapClient client;
+	ila::BatchSender sender(client);
+	ila::for_each_batch_command(text, [&](std::size_t line, const ila::Command &cmd) {
+		sender.add(cmd, line);
+	});
+	sender.finish();
+	double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+	for (const auto &f : sender.failures()) {
+		std::cerr << "ilactl: " << src << ":" << f.line << ": " << f.command << ": "
+			  << std::strerror(f.error);
+		if (!f.kernel_message.empty())
+			std::cerr << " (kernel: " << f.kernel_message << ")";
+		std::cerr << "\n";
+	}
+	if (!sender.failures().empty()) {
+		std::cerr << "ilactl: " << src << ": stopped after the batch with errors; "
+			  << "commands sent: " << sender.sent() << " of " << count << "\n";
+		return kExitFail;
+	}
+	if (verbose)
+		std::fprintf(stderr, "ilactl: %zu commands in %zu batches, %.3f s, %.0f commands/s\n",
+			     sender.sent(), sender.batches(), secs, secs > 0 ? sender.sent() / secs : 0.0);
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	static const option opts[] = {
+		{"json", no_argument, nullptr, 'j'},   {"batch", required_argument, nullptr, 'b'},
+		{"verbose", no_argument, nullptr, 'v'}, {"help", no_argument, nullptr, 'h'},
+		{"version", no_argument, nullptr, 'V'}, {nullptr, 0, nullptr, 0},
+	};
+	bool json = false, verbose = false;
+	const char *batch = nullptr;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jb:vhV", opts, nullptr)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'b': batch = optarg; break;
+		case 'v': verbose = true; break;
+		case 'h': std::fputs(kUsage, stdout); return 0;
+		case 'V':
+			std::printf("ilactl (nf-ila-rtcache), " ILA_MAP_GENL_NAME " genl version %d\n",
+				    ILA_MAP_GENL_VERSION);
+			return 0;
+		default:
+			usage_error(optopt ? std::string("bad option -") + char(optopt) + " or missing argument"
+					   : std::string("bad option ") + argv[optind - 1]);
+			return kExitUsage;
+		}
+	}
+
+	try {
+		if (batch) {
+			if (optind < argc) {
+				usage_error("-b takes no command words");
+				return kExitUsage;
+			}
+			return run_batch(batch, verbose);
+		}
+		std::vector<std::string_view> words(argv + optind, argv + argc);
+		if (words.empty()) {
+			usage_error("missing command");
+			return kExitUsage;
+		}
+		if (words[0] != "map") {
+			usage_error("unknown object \"" + std::string(words[0]) + "\" (expected \"map\")");
+			return kExitUsage;
+		}
+		ila::Command cmd;
+		try {
+			cmd = ila::parse_command(words);
+		} catch (const ila::UsageError &e) {
+			usage_error(e.what());
+			return kExitUsage;
+		}
+		return run_command(cmd, json);
+	} catch (const std::system_error &e) {
+		std::cerr << "ilactl: " << e.what() << "\n";
+		return kExitFail;
+	} catch (const std::exception &e) {
+		std::cerr << "ilactl: " << e.what() << "\n";
+		return kExitFail;
+	}
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "command.h"
+
+#include <linux/ila_map.h>
+
+#include "ila_notation.h"
+
+namespace ila {
+
+namespace {
+
+struct Verb {
+	std::string_view name;
+	Op op;
+	const char *args; // for messages
+};
+
+constexpr Verb kVerbs[] = {
+	{"create", Op::Create, "NAME [max-entries N]"},
+	{"destroy", Op::Destroy, "NAME"},
+	{"list", Op::List, ""},
+	{"add", Op::Add, "NAME IDENT LOCATOR [csum-mode MODE]"},
+	{"replace", Op::Replace, "NAME IDENT LOCATOR [csum-mode MODE]"},
+	{"del", Op::Del, "NAME IDENT"},
+	{"get", Op::Get, "NAME IDENT"},
+	{"show", Op::Show, "NAME"},
+	{"flush", Op::Flush, "NAME"},
+	{"stats", Op::Stats, "NAME"},
+};
+
+const Verb &verb_of(Op op)
+{
+	for (const auto &v : kVerbs)
+		if (v.op == op)
+			return v;
+	return kVerbs[0];
+}
+
+[[noreturn]] void usage(const Verb &v, const std::string &why)
+{
+	throw UsageError(why + " (usage: map " + std::string(v.name) +
+			 (*v.args ? " " : "") + v.args + ")");
+}
+
+std::uint64_t half_arg(const Verb &v, std::string_view word, Half half)
+{
+	try {
+		return parse_half(word, half);
+	} catch (const std::invalid_argument &e) {
+		usage(v, e.what());
+	}
+}
+
+} // namespace
+
+bool Command::is_write() const
+{
+	switch (op) {
+	case Op::Create:
+	case Op::Destroy:
+	case Op::Add:
+	case Op::Replace:
+	case Op::Del:
+	case Op::Flush:
+		return true;
+	default:
+		return false;
+	}
+}
+
+std::vector<std::string_view> split_words(std::string_view line)
+{
+	std::vector<std::string_view> words;
+	std::size_t i = 0, n = line.size();
+
+	while (i < n) {
+		while (i < n && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+			i++;
+		if (i >= n || line[i] == '#')
+			break;
+		std::size_t start = i;
+		while (i < n && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			i++;
+		words.push_back(line.substr(start, i - start));
+	}
+	return words;
+}
+
+Command parse_command(const std::vector<std::string_view> &words)
+{
+	std::size_t i = 0;
+	Command cmd;
+
+	if (i < words.size() && words[i] == "map")
+		i++;
+	if (i >= words.size())
+		throw UsageError("missing command (create, destroy, list, add, replace, del, "
+				 "get, show, flush, stats)");
+	const Verb *verb = nullptr;
+	for (const auto &v : kVerbs)
+		if (v.name == words[i])
+			verb = &v;
+	if (!verb)
+		throw UsageError("unknown command \"" + std::string(words[i]) + "\"");
+	i++;
+	cmd.op = verb->op;
+
+	auto need = [&](const char *what) -> std::string_view {
+		if (i >= words.size())
+			usage(*verb, std::string("missing ") + what);
+		return words[i++];
+	};
+
+	if (cmd.op != Op::List) {
+		std::string_view name = need("map name");
+		if (!valid_map_name(name))
+			usage(*verb, "bad map name \"" + std::string(name) +
+					     "\": use 1-31 characters of A-Z a-z 0-9 _ . -");
+		cmd.map = std::string(name);
+	}
+	switch (cmd.op) {
+	case Op::Add:
+	case Op::Replace:
+		cmd.ident = half_arg(*verb, need("identifier"), Half::Identifier);
+		cmd.locator = half_arg(*verb, need("locator"), Half::Locator);
+		break;
+	case Op::Del:
+	case Op::Get:
+		cmd.ident = half_arg(*verb, need("identifier"), Half::Identifier);
+		break;
+	default:
+		break;
+	}
+	while (i < words.size()) {
+		std::string_view key = words[i++];
+		if ((cmd.op == Op::Add || cmd.op == Op::Replace) && key == "csum-mode" &&
+		    !cmd.csum_mode) {
+			std::string_view m = need("checksum mode");
+			cmd.csum_mode = parse_csum_mode(m);
+			if (!cmd.csum_mode)
+				usage(*verb, "bad csum-mode \"" + std::string(m) +
+						     "\": use adjust-transport, neutral-map, "
+						     "neutral-map-auto or none");
+		} else if (cmd.op == Op::Create && key == "max-entries" && !cmd.max_entries) {
+			std::string_view m = need("max-entries value");
+			auto v = parse_uint(m, 1, ILA_MAP_LIMIT_MAX_ENTRIES);
+			if (!v)
+				usage(*verb, "bad max-entries \"" + std::string(m) + "\": use 1.." +
+						     std::to_string(ILA_MAP_LIMIT_MAX_ENTRIES));
+			cmd.max_entries = static_cast<std::uint32_t>(*v);
+		} else {
+			usage(*verb, "unexpected \"" + std::string(key) + "\"");
+		}
+	}
+	return cmd;
+}
+
+std::string describe(const Command &cmd)
+{
+	std::string s = "map " + std::string(verb_of(cmd.op).name);
+	if (cmd.op != Op::List)
+		s += " " + cmd.map;
+	switch (cmd.op) {
+	case Op::Add:
+	case Op::Replace:
+		s += " " + format_half(cmd.ident) + " " + format_half(cmd.locator);
+		break;
+	case Op::Del:
+	case Op::Get:
+		s += " " + format_half(cmd.ident);
+		break;
+	default:
+		break;
+	}
+	return s;
+}
+
+} // namespace ila

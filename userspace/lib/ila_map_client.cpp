@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ila_map_client.h"
+
+#include <endian.h>
+#include <linux/genetlink.h>
+#include <linux/ila_map.h>
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ila_notation.h"
+
+namespace ila {
+
+namespace {
+
+constexpr std::size_t kRxSize = 64 * 1024;
+
+// Attributes of a message, indexed by type (nullptr when absent).
+template <std::size_t N> struct Attrs {
+	const nlattr *a[N + 1] = {};
+	const nlattr *operator[](std::size_t i) const { return i <= N ? a[i] : nullptr; }
+};
+
+template <std::size_t N> Attrs<N> parse_attrs(const nlattr *first, const void *tail)
+{
+	Attrs<N> out;
+	for (auto *attr = first;
+	     mnl_attr_ok(attr, int(static_cast<const char *>(tail) - reinterpret_cast<const char *>(attr)));
+	     attr = mnl_attr_next(attr)) {
+		unsigned t = mnl_attr_get_type(attr);
+		if (t <= N)
+			out.a[t] = attr;
+	}
+	return out;
+}
+
+template <std::size_t N> Attrs<N> genl_attrs(const nlmsghdr *nlh)
+{
+	return parse_attrs<N>(static_cast<const nlattr *>(
+				      mnl_nlmsg_get_payload_offset(nlh, sizeof(genlmsghdr))),
+			      mnl_nlmsg_get_payload_tail(nlh));
+}
+
+std::uint64_t get_u64(const nlattr *a)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return 0;
+	return mnl_attr_get_u64(a);
+}
+
+std::uint32_t get_u32(const nlattr *a)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return 0;
+	return mnl_attr_get_u32(a);
+}
+
+MapInfo parse_map(const nlmsghdr *nlh)
+{
+	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
+	MapInfo m;
+	if (at[ILA_MAP_A_NAME] && mnl_attr_validate(at[ILA_MAP_A_NAME], MNL_TYPE_NUL_STRING) == 0)
+		m.name = mnl_attr_get_str(at[ILA_MAP_A_NAME]);
+	m.entries = get_u32(at[ILA_MAP_A_ENTRIES]);
+	m.max_entries = get_u32(at[ILA_MAP_A_MAX_ENTRIES]);
+	m.rules = get_u32(at[ILA_MAP_A_RULES]);
+	if (const nlattr *st = at[ILA_MAP_A_STATS]) {
+		auto s = parse_attrs<ILA_MAP_STATS_MAX>(
+			static_cast<const nlattr *>(mnl_attr_get_payload(st)),
+			static_cast<const char *>(mnl_attr_get_payload(st)) +
+				mnl_attr_get_payload_len(st));
+		m.lookups = get_u64(s[ILA_MAP_STATS_LOOKUPS]);
+		m.hits = get_u64(s[ILA_MAP_STATS_HITS]);
+		m.misses = get_u64(s[ILA_MAP_STATS_MISSES]);
+	}
+	return m;
+}
+
+Entry parse_entry(const nlmsghdr *nlh)
+{
+	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
+	Entry e;
+	e.ident = be64toh(get_u64(at[ILA_MAP_A_IDENT]));
+	e.locator = be64toh(get_u64(at[ILA_MAP_A_LOCATOR]));
+	if (at[ILA_MAP_A_CSUM_MODE] && mnl_attr_validate(at[ILA_MAP_A_CSUM_MODE], MNL_TYPE_U8) == 0)
+		e.csum_mode = mnl_attr_get_u8(at[ILA_MAP_A_CSUM_MODE]);
+	return e;
+}
+
+nlmsghdr *put_genl(char *buf, std::uint16_t family, std::uint8_t cmd, std::uint16_t flags,
+		   std::uint32_t seq)
+{
+	nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+	g->cmd = cmd;
+	g->version = ILA_MAP_GENL_VERSION;
+	return nlh;
+}
+
+std::string what_map(const std::string &verb, const std::string &map)
+{
+	return "map " + verb + " " + map;
+}
+
+std::string what_entry(const std::string &verb, const std::string &map, std::uint64_t ident)
+{
+	return "map " + verb + " " + map + " " + format_half(ident);
+}
+
+} // namespace
+
+IlaMapClient::IlaMapClient() : sock_(NETLINK_GENERIC), buf_(MNL_SOCKET_BUFFER_SIZE), rxbuf_(kRxSize)
+{
+	nlmsghdr *nlh = mnl_nlmsg_put_header(buf_.data());
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = next_seq();
+	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ILA_MAP_GENL_NAME);
+	try {
+		transact("resolve generic netlink family " ILA_MAP_GENL_NAME, [&](const nlmsghdr *m) {
+			auto at = genl_attrs<CTRL_ATTR_MAX>(m);
+			if (at[CTRL_ATTR_FAMILY_ID] &&
+			    mnl_attr_validate(at[CTRL_ATTR_FAMILY_ID], MNL_TYPE_U16) == 0)
+				family_ = mnl_attr_get_u16(at[CTRL_ATTR_FAMILY_ID]);
+			version_ = get_u32(at[CTRL_ATTR_VERSION]);
+		});
+	} catch (const NetlinkError &e) {
+		if (e.code().value() == ENOENT)
+			throw NetlinkError(ENOENT, "generic netlink family " ILA_MAP_GENL_NAME
+						   " not found (is the nf_ila_map module loaded?)");
+		throw;
+	}
+	if (!family_)
+		throw NetlinkError(EPROTO, "resolve generic netlink family " ILA_MAP_GENL_NAME
+					   ": no family id in reply");
+	if (version_ < ILA_MAP_GENL_VERSION)
+		throw NetlinkError(EPROTONOSUPPORT,
+				   "kernel's " ILA_MAP_GENL_NAME " family is version " +
+					   std::to_string(version_) + ", need " +
+					   std::to_string(ILA_MAP_GENL_VERSION));
+}
+
+nlmsghdr *IlaMapClient::start(std::uint8_t cmd, std::uint16_t flags)
+{
+	return put_genl(buf_.data(), family_, cmd, flags, next_seq());
+}
+
+bool IlaMapClient::transact(const std::string &op,
+			    const std::function<void(const nlmsghdr *)> &fn)
+{
+	auto *req = reinterpret_cast<nlmsghdr *>(buf_.data());
+	const std::uint32_t seq = req->nlmsg_seq;
+	bool intr = false;
+
+	sock_.send(buf_.data(), req->nlmsg_len, op);
+	for (;;) {
+		std::size_t n = sock_.recv(rxbuf_.data(), rxbuf_.size(), op);
+		int len = int(n);
+		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
+		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != sock_.portid())
+				continue; // stale answer of an earlier request
+			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = true;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				NlAck ack = parse_ack(nlh);
+				if (ack.error)
+					throw NetlinkError(ack.error, op, ack.message);
+				return intr;
+			}
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				int err = 0;
+				if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int))
+					std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+				if (err < 0)
+					throw NetlinkError(-err, op, parse_ack(nlh).message);
+				return intr;
+			}
+			if (nlh->nlmsg_type == family_ || nlh->nlmsg_type == GENL_ID_CTRL)
+				fn(nlh);
+		}
+	}
+}
+
+void IlaMapClient::create(const std::string &map, std::optional<std::uint32_t> max_entries)
+{
+	nlmsghdr *nlh = start(ILA_MAP_CMD_NEWMAP, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
+	if (max_entries)
+		mnl_attr_put_u32(nlh, ILA_MAP_A_MAX_ENTRIES, *max_entries);
+	transact(what_map("create", map), [](const nlmsghdr *) {});
+}
+
+void IlaMapClient::destroy(const std::string &map)
+{
+	nlmsghdr *nlh = start(ILA_MAP_CMD_DELMAP, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
+	transact(what_map("destroy", map), [](const nlmsghdr *) {});
+}
+
+std::vector<MapInfo> IlaMapClient::list()
+{
+	std::vector<MapInfo> maps;
+	start(ILA_MAP_CMD_GETMAP, NLM_F_DUMP);
+	transact("map list", [&](const nlmsghdr *nlh) { maps.push_back(parse_map(nlh)); });
+	return maps;
+}
+
+MapInfo IlaMapClient::stats(const std::string &map)
+{
+	MapInfo m;
+	nlmsghdr *nlh = start(ILA_MAP_CMD_GETMAP, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
+	transact(what_map("stats", map), [&](const nlmsghdr *r) { m = parse_map(r); });
+	return m;
+}
+
+std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint32_t seq,
+					std::uint16_t extra_flags) const
+{
+	std::uint8_t c = ILA_MAP_CMD_UNSPEC;
+	std::uint16_t flags = extra_flags;
+
+	switch (cmd.op) {
+	case Op::Create: c = ILA_MAP_CMD_NEWMAP; break;
+	case Op::Destroy: c = ILA_MAP_CMD_DELMAP; break;
+	case Op::Flush: c = ILA_MAP_CMD_FLUSH; break;
+	case Op::Add: c = ILA_MAP_CMD_NEWENTRY; break;
+	case Op::Replace: c = ILA_MAP_CMD_NEWENTRY; flags |= NLM_F_REPLACE; break;
+	case Op::Del: c = ILA_MAP_CMD_DELENTRY; break;
+	default:
+		throw std::logic_error("not a write command: " + describe(cmd));
+	}
+	nlmsghdr *nlh = put_genl(buf, family_, c, flags, seq);
+	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, cmd.map.c_str());
+	if (cmd.op == Op::Create && cmd.max_entries)
+		mnl_attr_put_u32(nlh, ILA_MAP_A_MAX_ENTRIES, *cmd.max_entries);
+	if (cmd.op == Op::Add || cmd.op == Op::Replace || cmd.op == Op::Del)
+		mnl_attr_put_u64(nlh, ILA_MAP_A_IDENT, htobe64(cmd.ident));
+	if (cmd.op == Op::Add || cmd.op == Op::Replace) {
+		mnl_attr_put_u64(nlh, ILA_MAP_A_LOCATOR, htobe64(cmd.locator));
+		if (cmd.csum_mode)
+			mnl_attr_put_u8(nlh, ILA_MAP_A_CSUM_MODE, *cmd.csum_mode);
+	}
+	return nlh->nlmsg_len;
+}
+
+void IlaMapClient::execute(const Command &cmd)
+{
+	build_request(buf_.data(), cmd, next_seq(), NLM_F_ACK);
+	transact(describe(cmd), [](const nlmsghdr *) {});
+}
+
+void IlaMapClient::add(const std::string &map, const Entry &e, bool replace)
+{
+	Command cmd;
+	cmd.op = replace ? Op::Replace : Op::Add;
+	cmd.map = map;
+	cmd.ident = e.ident;
+	cmd.locator = e.locator;
+	cmd.csum_mode = e.csum_mode;
+	execute(cmd);
+}
+
+void IlaMapClient::del(const std::string &map, std::uint64_t ident)
+{
+	Command cmd;
+	cmd.op = Op::Del;
+	cmd.map = map;
+	cmd.ident = ident;
+	execute(cmd);
+}
+
+void IlaMapClient::flush(const std::string &map)
+{
+	Command cmd;
+	cmd.op = Op::Flush;
+	cmd.map = map;
+	execute(cmd);
+}
+
+Entry IlaMapClient::get(const std::string &map, std::uint64_t ident)
+{
+	Entry e;
+	bool found = false;
+	nlmsghdr *nlh = start(ILA_MAP_CMD_GETENTRY, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
+	mnl_attr_put_u64(nlh, ILA_MAP_A_IDENT, htobe64(ident));
+	transact(what_entry("get", map, ident), [&](const nlmsghdr *r) {
+		e = parse_entry(r);
+		found = true;
+	});
+	if (!found)
+		throw NetlinkError(EPROTO, what_entry("get", map, ident) + ": no entry in reply");
+	return e;
+}
+
+std::vector<Entry> IlaMapClient::show(const std::string &map)
+{
+	std::vector<Entry> entries;
+	for (int attempt = 0;; attempt++) {
+		entries.clear();
+		nlmsghdr *nlh = start(ILA_MAP_CMD_GETENTRY, NLM_F_DUMP);
+		mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
+		bool intr = transact(what_map("show", map), [&](const nlmsghdr *r) {
+			entries.push_back(parse_entry(r));
+		});
+		if (!intr)
+			return entries;
+		if (attempt == 4)
+			throw NetlinkError(EAGAIN, what_map("show", map) +
+							   ": dump interrupted by table resizes 5 times");
+	}
+}
+
+// ---- BatchSender -------------------------------------------------------------
+
+BatchSender::BatchSender(IlaMapClient &client, std::size_t batch_bytes)
+	: client_(client), buf_(batch_bytes), rxbuf_(kRxSize)
+{
+	client_.socket().set_buffers(int(batch_bytes) * 2, 4 * 1024 * 1024);
+}
+
+bool BatchSender::add(const Command &cmd, std::size_t line)
+{
+	if (!failures_.empty())
+		return false;
+	if (len_ + IlaMapClient::kMaxRequest > buf_.size() && !flush())
+		return false;
+	std::uint32_t seq = client_.next_seq();
+	if (lines_.empty())
+		first_seq_ = seq;
+	last_off_ = len_;
+	len_ += client_.build_request(buf_.data() + len_, cmd, seq, 0);
+	lines_.push_back(line);
+	cmds_.push_back(cmd);
+	return true;
+}
+
+bool BatchSender::finish()
+{
+	return failures_.empty() && flush();
+}
+
+bool BatchSender::flush()
+{
+	if (lines_.empty())
+		return true;
+	auto *last = reinterpret_cast<nlmsghdr *>(buf_.data() + last_off_);
+	last->nlmsg_flags |= NLM_F_ACK;
+	const std::uint32_t last_seq = last->nlmsg_seq;
+	const std::string op = "send batch (lines " + std::to_string(lines_.front()) + "-" +
+			       std::to_string(lines_.back()) + ")";
+
+	client_.socket().send(buf_.data(), len_, op);
+	batches_++;
+	bool done = false;
+	while (!done) {
+		std::size_t n;
+		try {
+			n = client_.socket().recv(rxbuf_.data(), rxbuf_.size(), op);
+		} catch (const NetlinkError &e) {
+			if (e.code().value() != ENOBUFS)
+				throw;
+			// answers overflowed the socket: the final ack may be lost too
+			throw NetlinkError(ENOBUFS, op + ": answers lost, batch state unknown");
+		}
+		int len = int(n);
+		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
+		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_pid != client_.socket().portid())
+				continue;
+			std::uint32_t seq = nlh->nlmsg_seq;
+			if (seq - first_seq_ >= lines_.size())
+				continue;
+			NlAck ack = parse_ack(nlh);
+			std::size_t i = seq - first_seq_;
+			if (ack.error)
+				failures_.push_back({lines_[i], describe(cmds_[i]), ack.error, ack.message});
+			if (seq == last_seq)
+				done = true;
+		}
+	}
+	sent_ += lines_.size();
+	lines_.clear();
+	cmds_.clear();
+	len_ = 0;
+	return failures_.empty();
+}
+
+} // namespace ila

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+// Client for the ILA_MAP generic netlink family of nf_ila_map
+// (<linux/ila_map.h>): map and entry commands, dumps, batches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "mnl_socket.h"
+
+struct nlmsghdr;
+
+namespace ila {
+
+struct MapInfo {
+	std::string name;
+	std::uint32_t entries = 0, max_entries = 0, rules = 0;
+	std::uint64_t lookups = 0, hits = 0, misses = 0;
+};
+
+struct Entry {
+	std::uint64_t ident = 0, locator = 0; // host order
+	std::uint8_t csum_mode = 0;
+};
+
+class IlaMapClient {
+public:
+	// Opens a generic netlink socket in the current netns and resolves the
+	// family; throws NetlinkError (ENOENT: module not loaded).
+	IlaMapClient();
+
+	void create(const std::string &map, std::optional<std::uint32_t> max_entries);
+	void destroy(const std::string &map);
+	std::vector<MapInfo> list();
+	MapInfo stats(const std::string &map);
+	void add(const std::string &map, const Entry &e, bool replace);
+	void del(const std::string &map, std::uint64_t ident);
+	Entry get(const std::string &map, std::uint64_t ident);
+	// Every entry; repeats the dump (up to a few times) when the kernel marks
+	// it interrupted by a resize, so the result has no duplicates.
+	std::vector<Entry> show(const std::string &map);
+	void flush(const std::string &map);
+	// Runs a write command (create, destroy, add, replace, del, flush).
+	void execute(const Command &cmd);
+
+	std::uint16_t family_id() const { return family_; }
+	std::uint32_t family_version() const { return version_; }
+	MnlSocket &socket() { return sock_; }
+	std::uint32_t next_seq() { return ++seq_; }
+
+	// Appends the request for a write command to BUF at OFF (BUF must have
+	// room for kMaxRequest bytes); returns the message length.
+	std::size_t build_request(char *buf, const Command &cmd, std::uint32_t seq,
+				  std::uint16_t extra_flags) const;
+	static constexpr std::size_t kMaxRequest = 256;
+
+private:
+	nlmsghdr *start(std::uint8_t cmd, std::uint16_t flags);
+	// Sends buf_ and processes the answer: data messages go to FN; ends at
+	// the ack/DONE; throws NetlinkError(OP) on an error answer.
+	bool transact(const std::string &op, const std::function<void(const nlmsghdr *)> &fn);
+
+	MnlSocket sock_;
+	std::uint16_t family_ = 0;
+	std::uint32_t version_ = 0;
+	std::uint32_t seq_ = 0;
+	std::vector<char> buf_;
+	std::vector<char> rxbuf_;
+};
+
+// Sends write commands in large netlink batches: many requests per sendmsg,
+// only the last one of each batch asks for an ack, errors come back with
+// the sequence number of the failing request, so they name its line.
+class BatchSender {
+public:
+	struct Failure {
+		std::size_t line;
+		std::string command;
+		int error; // errno
+		std::string kernel_message;
+	};
+
+	explicit BatchSender(IlaMapClient &client, std::size_t batch_bytes = 128 * 1024);
+	// Queues CMD (from LINE); sends a full batch. Returns false once a batch
+	// had failures (see failures()); nothing more is sent then.
+	bool add(const Command &cmd, std::size_t line);
+	// Sends what is queued and waits for the kernel's answer.
+	bool finish();
+	const std::vector<Failure> &failures() const { return failures_; }
+	std::size_t sent() const { return sent_; }
+	std::size_t batches() const { return batches_; }
+
+private:
+	bool flush();
+
+	IlaMapClient &client_;
+	std::vector<char> buf_;
+	std::size_t len_ = 0, last_off_ = 0;
+	std::uint32_t first_seq_ = 0;
+	std::vector<std::size_t> lines_;
+	std::vector<Command> cmds_;
+	std::vector<Failure> failures_;
+	std::vector<char> rxbuf_;
+	std::size_t sent_ = 0, batches_ = 0;
+};
+
+} // namespace ila

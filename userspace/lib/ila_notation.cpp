@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ila_notation.h"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+#include <linux/ila_map.h>
+
+namespace ila {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kModeNames = {
+	"adjust-transport", // ILA_MAP_CSUM_ADJUST_TRANSPORT
+	"neutral-map",      // ILA_MAP_CSUM_NEUTRAL_MAP
+	"none",             // ILA_MAP_CSUM_NONE
+	"neutral-map-auto", // ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
+};
+static_assert(ILA_MAP_CSUM_ADJUST_TRANSPORT == 0 && ILA_MAP_CSUM_NEUTRAL_MAP == 1 &&
+	      ILA_MAP_CSUM_NONE == 2 && ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 3);
+
+int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+// Four groups of 1-4 hex digits; nullopt if TEXT is not of that shape.
+std::optional<std::uint64_t> parse_four_groups(std::string_view text)
+{
+	std::uint64_t v = 0;
+	unsigned group = 0;
+	int groups = 1, digits = 0;
+
+	for (char c : text) {
+		if (c == ':') {
+			if (digits == 0 || ++groups > 4)
+				return std::nullopt;
+			v = (v << 16) | group;
+			group = 0;
+			digits = 0;
+			continue;
+		}
+		int h = hexval(c);
+		if (h < 0 || ++digits > 4)
+			return std::nullopt;
+		group = group << 4 | unsigned(h);
+	}
+	if (groups != 4 || digits == 0)
+		return std::nullopt;
+	return (v << 16) | group;
+}
+
+} // namespace
+
+std::uint64_t parse_half(std::string_view text, Half half)
+{
+	const char *what = half == Half::Locator ? "locator" : "identifier";
+
+	if (text.empty())
+		throw std::invalid_argument(std::string("empty ") + what);
+	if (auto v = parse_four_groups(text))
+		return *v;
+	if (text.size() >= INET6_ADDRSTRLEN)
+		throw std::invalid_argument(std::string("bad ") + what + " \"" + std::string(text) +
+					    "\": too long");
+	std::string s(text);
+	in6_addr a{};
+	if (inet_pton(AF_INET6, s.c_str(), &a) != 1)
+		throw std::invalid_argument(std::string("bad ") + what + " \"" + s +
+					    "\": expected four 16-bit hex groups (2001:db8:0:1) "
+					    "or an IPv6 address");
+	std::uint64_t v = 0;
+	int off = half == Half::Locator ? 0 : 8;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | a.s6_addr[off + i];
+	return v;
+}
+
+std::string format_half(std::uint64_t value)
+{
+	char buf[24];
+	std::snprintf(buf, sizeof(buf), "%x:%x:%x:%x", unsigned(value >> 48) & 0xffff,
+		      unsigned(value >> 32) & 0xffff, unsigned(value >> 16) & 0xffff,
+		      unsigned(value) & 0xffff);
+	return buf;
+}
+
+std::optional<std::uint8_t> parse_csum_mode(std::string_view name)
+{
+	for (std::size_t i = 0; i < kModeNames.size(); i++)
+		if (kModeNames[i] == name)
+			return static_cast<std::uint8_t>(i);
+	return std::nullopt;
+}
+
+std::string_view csum_mode_name(std::uint8_t mode)
+{
+	return mode < kModeNames.size() ? kModeNames[mode] : "unknown";
+}
+
+bool valid_map_name(std::string_view name)
+{
+	if (name.empty() || name.size() >= ILA_MAP_NAMSIZ)
+		return false;
+	for (char c : name) {
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '_' || c == '.' || c == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+std::optional<std::uint64_t> parse_uint(std::string_view text, std::uint64_t min,
+					std::uint64_t max)
+{
+	std::uint64_t v = 0;
+	if (text.empty())
+		return std::nullopt;
+	auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
+	if (ec != std::errc() || p != text.data() + text.size() || v < min || v > max)
+		return std::nullopt;
+	return v;
+}
+
+} // namespace ila

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+// ILA notation: parse and format the 64-bit halves of IPv6 addresses
+// (locator = high half, identifier = low half) and ILA checksum modes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ila {
+
+enum class Half { Locator, Identifier };
+
+// Parses TEXT as one half of an IPv6 address:
+//  - ILA notation: exactly four groups of 1-4 hex digits, "2001:db8:0:1"
+//    (as `ip ila` prints them), or
+//  - a full IPv6 address ("2001:db8::1"), of which the matching HALF is taken.
+// Returns the value with the first group most significant (host order).
+// Throws std::invalid_argument with a reason on bad input.
+std::uint64_t parse_half(std::string_view text, Half half);
+
+// "2001:db8:0:1": four groups, lower-case hex, no leading zeroes.
+std::string format_half(std::uint64_t value);
+
+// Checksum modes, named as in xt_ILA's --csum-mode:
+// adjust-transport, neutral-map, neutral-map-auto, none.
+std::optional<std::uint8_t> parse_csum_mode(std::string_view name);
+std::string_view csum_mode_name(std::uint8_t mode);
+
+// Map names: 1-31 characters of A-Z a-z 0-9 _ . - (the kernel checks too).
+bool valid_map_name(std::string_view name);
+
+// Parses a decimal unsigned integer in [min, max]; nullopt otherwise.
+std::optional<std::uint64_t> parse_uint(std::string_view text, std::uint64_t min,
+					std::uint64_t max);
+
+} // namespace ila

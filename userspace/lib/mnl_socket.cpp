@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mnl_socket.h"
+
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ila {
+
+NetlinkError::NetlinkError(int err, const std::string &op, const std::string &kernel_msg)
+	: std::system_error(err, std::generic_category(), op), op_(op), kmsg_(kernel_msg),
+	  full_(op + ": " + std::strerror(err) + (kernel_msg.empty() ? "" : " (kernel: " + kernel_msg + ")"))
+{
+}
+
+NlAck parse_ack(const nlmsghdr *nlh)
+{
+	NlAck ack;
+	ack.seq = nlh->nlmsg_seq;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(nlmsgerr)) {
+		ack.error = EBADMSG;
+		ack.message = "truncated netlink error message";
+		return ack;
+	}
+	const auto *err = static_cast<const nlmsgerr *>(mnl_nlmsg_get_payload(nlh));
+	ack.error = -err->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return ack;
+	std::size_t off = sizeof(nlmsgerr);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(nlmsghdr);
+	int missing = -1;
+	const char *tail = static_cast<const char *>(mnl_nlmsg_get_payload_tail(nlh));
+	for (auto *attr = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(nlh, off));
+	     mnl_attr_ok(attr, int(tail - reinterpret_cast<const char *>(attr)));
+	     attr = mnl_attr_next(attr)) {
+		switch (mnl_attr_get_type(attr)) {
+		case NLMSGERR_ATTR_MSG:
+			if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+				ack.message = mnl_attr_get_str(attr);
+			break;
+		case NLMSGERR_ATTR_MISS_TYPE:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+				missing = int(mnl_attr_get_u32(attr));
+			break;
+		default:
+			break;
+		}
+	}
+	if (ack.message.empty() && missing >= 0)
+		ack.message = "missing attribute " + std::to_string(missing);
+	return ack;
+}
+
+MnlSocket::MnlSocket(int bus) : sock_(mnl_socket_open(bus))
+{
+	if (!sock_)
+		throw NetlinkError(errno, "open netlink socket");
+	if (mnl_socket_bind(sock_.get(), 0, MNL_SOCKET_AUTOPID) < 0)
+		throw NetlinkError(errno, "bind netlink socket");
+	portid_ = mnl_socket_get_portid(sock_.get());
+	int one = 1;
+	// extended acks and capped acks: errors name the reason, stay small
+	mnl_socket_setsockopt(sock_.get(), NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(sock_.get(), NETLINK_CAP_ACK, &one, sizeof(one));
+}
+
+void MnlSocket::send(const void *buf, std::size_t len, const std::string &op)
+{
+	ssize_t n = mnl_socket_sendto(sock_.get(), buf, len);
+	if (n < 0)
+		throw NetlinkError(errno, op);
+	if (std::size_t(n) != len)
+		throw NetlinkError(EIO, op + ": short send");
+}
+
+std::size_t MnlSocket::recv(void *buf, std::size_t len, const std::string &op)
+{
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(sock_.get(), buf, len);
+		if (n >= 0)
+			return std::size_t(n);
+		if (errno == EINTR)
+			continue;
+		throw NetlinkError(errno, op);
+	}
+}
+
+void MnlSocket::set_buffers(int sndbuf, int rcvbuf)
+{
+	int fd = mnl_socket_get_fd(sock_.get());
+	if (sndbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+}
+
+} // namespace ila
