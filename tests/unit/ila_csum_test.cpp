@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests for include/common/ila_csum.h, the math of the ILA target:
+ * prefix mapping, every checksum mode and the skb checksum states, each
+ * checked against an independent full recomputation (plain big-endian
+ * arithmetic, written here from RFC 1071/8200) over many random addresses
+ * and payloads.
+ */
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <common/ila_csum.h>
+#include <linux/netfilter/xt_ILA.h>
+
+namespace {
+
+using Addr = std::array<uint8_t, 16>;
+
+constexpr uint8_t kTcp = 6, kUdp = 17, kIcmp6 = 58;
+
+// ---- independent reference ---------------------------------------------------
+
+uint32_t ref_add(uint32_t acc, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		acc += (uint32_t(p[i]) << 8) | p[i + 1];
+	if (n & 1)
+		acc += uint32_t(p[n - 1]) << 8;
+	return acc;
+}
+
+uint16_t ref_fold(uint64_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return uint16_t(s);
+}
+
+struct Packet {
+	std::array<uint8_t, 40> ip{};
+	std::vector<uint8_t> l4;
+	uint8_t proto = kTcp;
+
+	uint8_t *saddr() { return ip.data() + 8; }
+	uint8_t *daddr() { return ip.data() + 24; }
+	size_t csum_off() const { return proto == kTcp ? 16 : proto == kUdp ? 6 : 2; }
+	uint16_t check() const { return uint16_t(l4[csum_off()] << 8 | l4[csum_off() + 1]); }
+	void set_check(uint16_t v)
+	{
+		l4[csum_off()] = uint8_t(v >> 8);
+		l4[csum_off() + 1] = uint8_t(v);
+	}
+	uint8_t *check_field() { return l4.data() + csum_off(); }
+
+	// folded (not complemented) sum of the IPv6 pseudo-header
+	uint16_t pseudo_sum() const
+	{
+		uint32_t acc = ref_add(0, ip.data() + 8, 32);
+		acc += uint32_t(l4.size() >> 16) + uint32_t(l4.size() & 0xffff);
+		acc += proto;
+		return ref_fold(acc);
+	}
+	// sum of pseudo-header and L4 bytes, check field included
+	uint16_t l4_sum() const { return ref_fold(uint64_t(pseudo_sum()) + ref_add(0, l4.data(), l4.size())); }
+	// the checksum a sender computes (field zero during the sum)
+	uint16_t compute_check()
+	{
+		uint16_t saved = check();
+		set_check(0);
+		uint16_t c = uint16_t(~l4_sum());
+		set_check(saved);
+		if (proto == kUdp && c == 0)
+			c = 0xffff;
+		return c;
+	}
+	bool check_valid() const { return l4_sum() == 0xffff; }
+	// what CHECKSUM_COMPLETE covers at PREROUTING: the whole packet
+	uint16_t packet_sum() const { return ref_fold(ref_add(ref_add(0, ip.data(), 40), l4.data(), l4.size())); }
+};
+
+// one's complement equality (0x0000 and 0xffff are both zero)
+bool oc_equal(uint16_t a, uint16_t b)
+{
+	return a == b || ((a == 0 || a == 0xffff) && (b == 0 || b == 0xffff));
+}
+
+uint16_t be_of_raw(uint16_t raw)
+{
+	return ila_raw16(raw);	// the same swap both ways
+}
+
+// ---- random rules and packets --------------------------------------------------
+
+struct Rule {
+	Addr src{}, dst{};
+	unsigned int len = 64;
+};
+
+class Gen {
+public:
+	explicit Gen(uint32_t seed) : rng_(seed) {}
+
+	uint32_t u32() { return rng_(); }
+	unsigned int below(unsigned int n) { return unsigned(rng_() % n); }
+
+	Addr addr()
+	{
+		Addr a;
+		for (auto &b : a)
+			b = uint8_t(rng_());
+		return a;
+	}
+
+	Rule rule(unsigned int len)
+	{
+		Rule r;
+		r.len = len;
+		r.src = addr();
+		r.dst = addr();
+		uint8_t mask[16];
+		ila_pfx_mask(mask, len);
+		for (int i = 0; i < 16; i++) {
+			r.src[i] &= mask[i];
+			r.dst[i] &= mask[i];
+		}
+		return r;
+	}
+
+	// an address inside pfx/len
+	Addr inside(const Addr &pfx, unsigned int len)
+	{
+		Addr a = addr();
+		uint8_t mask[16];
+		ila_pfx_mask(mask, len);
+		for (int i = 0; i < 16; i++)
+			a[i] = uint8_t((a[i] & ~mask[i]) | pfx[i]);
+		return a;
+	}
+
+	Packet packet(uint8_t proto)
+	{
+		Packet p;
+		p.proto = proto;
+		size_t min = proto == kTcp ? 20 : 8;
+		p.l4.resize(min + below(180));	// odd lengths too
+		for (auto &b : p.l4)
+			b = uint8_t(rng_());
+		Addr s = addr(), d = addr();
+		std::memcpy(p.saddr(), s.data(), 16);
+		std::memcpy(p.daddr(), d.data(), 16);
+		p.ip[0] = 0x60;
+		p.ip[6] = proto;
+		p.set_check(p.compute_check());
+		return p;
+	}
+
+	uint8_t proto()
+	{
+		static constexpr uint8_t protos[] = {kTcp, kUdp, kIcmp6};
+		return protos[below(3)];
+	}
+
+private:
+	std::mt19937 rng_;
+};
+
+ila_xlat make_xlat(const Rule &r, unsigned int mode, bool translate_src)
+{
+	ila_xlat x;
+	ila_xlat_init(&x, r.src.data(), r.dst.data(), r.len, mode, translate_src);
+	return x;
+}
+
+constexpr int kRounds = 20000;
+
+// ---- prefix mapping ------------------------------------------------------------
+
+TEST(IlaPrefix, MaskAndHostBits)
+{
+	uint8_t m[16];
+	ila_pfx_mask(m, 0);
+	for (auto b : m)
+		EXPECT_EQ(b, 0);
+	ila_pfx_mask(m, 60);
+	EXPECT_EQ(m[6], 0xff);
+	EXPECT_EQ(m[7], 0xf0);
+	EXPECT_EQ(m[8], 0);
+	ila_pfx_mask(m, 64);
+	EXPECT_EQ(m[7], 0xff);
+	EXPECT_EQ(m[8], 0);
+
+	Addr a{};
+	inet_pton(AF_INET6, "2001:db8:0:3::", a.data());
+	EXPECT_TRUE(ila_pfx_host_bits_clear(a.data(), 64));
+	EXPECT_FALSE(ila_pfx_host_bits_clear(a.data(), 63));	// ...:3 is ...0011
+	EXPECT_TRUE(ila_pfx_host_bits_clear(a.data(), 65));
+	inet_pton(AF_INET6, "2001:db8:0:3::1", a.data());
+	EXPECT_FALSE(ila_pfx_host_bits_clear(a.data(), 64));
+	EXPECT_TRUE(ila_pfx_host_bits_clear(a.data(), 128));
+}
+
+TEST(IlaPrefix, MatchAndRewriteKeepOtherBits)
+{
+	Gen g(1);
+	for (int i = 0; i < kRounds; i++) {
+		unsigned int len = g.below(65);
+		Rule r = g.rule(len);
+		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, false);
+		Addr a = g.inside(r.src, len);
+		ASSERT_TRUE(ila_match(&x, a.data()));
+
+		Addr b = a;
+		ila_xlat_addr(&x, b.data());
+		uint8_t mask[16];
+		ila_pfx_mask(mask, len);
+		for (int k = 0; k < 16; k++)
+			ASSERT_EQ(b[k], uint8_t((a[k] & ~mask[k]) | r.dst[k])) << "len " << len;
+
+		if (len > 0) {	// one flipped prefix bit: outside, no match
+			unsigned int bit = g.below(len);
+			a[bit / 8] ^= uint8_t(0x80 >> (bit % 8));
+			ASSERT_FALSE(ila_match(&x, a.data()));
+		}
+	}
+}
+
+TEST(IlaPrefix, DiffIsSumDstMinusSumSrc)
+{
+	Gen g(2);
+	for (int i = 0; i < kRounds; i++) {
+		Rule r = g.rule(g.below(65));
+		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, false);
+		uint16_t want = ref_fold(uint64_t(ref_fold(ref_add(0, r.dst.data(), 16))) +
+					 uint16_t(~ref_fold(ref_add(0, r.src.data(), 16))));
+		ASSERT_TRUE(oc_equal(be_of_raw(x.diff), want));
+		ASSERT_NE(x.diff, 0xffff);	// zero is written as 0x0000
+	}
+}
+
+TEST(IlaPrefix, DirectionOffsets)
+{
+	Rule r;
+	ila_xlat d = make_xlat(r, ILA_MODE_NONE, false), s = make_xlat(r, ILA_MODE_NONE, true);
+	EXPECT_EQ(d.aoff, 24);
+	EXPECT_EQ(d.qoff, 8);
+	EXPECT_EQ(s.aoff, 8);
+	EXPECT_EQ(s.qoff, 24);
+	static_assert(sizeof(ila_xlat) <= sizeof(xt_ila_tginfo::kpriv));
+	static_assert(offsetof(xt_ila_tginfo, kpriv) % 8 == 0);
+}
+
+// ---- checksum modes vs full recomputation --------------------------------------
+
+void translate(Packet &p, const ila_xlat &x, bool src, bool partial, uint16_t *tot = nullptr)
+{
+	uint8_t *a = src ? p.saddr() : p.daddr();
+	uint16_t delta = ila_xlat_addr(&x, a);
+	uint16_t t = delta;
+	if (x.mode == ILA_MODE_ADJUST_TRANSPORT)
+		t = ila_add16(t, ila_l4_csum_fix(p.check_field(), delta, partial, 1, p.proto == kUdp));
+	if (tot)
+		*tot = t;
+}
+
+class IlaModes : public ::testing::TestWithParam<bool> {};	// param: translate src
+
+TEST_P(IlaModes, AdjustTransportFixesTheChecksum)
+{
+	const bool src = GetParam();
+	Gen g(10 + src);
+	for (int i = 0; i < kRounds; i++) {
+		unsigned int len = 1 + g.below(64);
+		Rule r = g.rule(len);
+		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		Packet p = g.packet(g.proto());
+		Addr a = g.inside(r.src, len);
+		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
+		p.set_check(p.compute_check());
+		ASSERT_TRUE(p.check_valid());
+		uint16_t before = p.packet_sum(), tot;
+
+		translate(p, x, src, false, &tot);
+		ASSERT_TRUE(p.check_valid()) << "proto " << int(p.proto) << " len " << len;
+		if (p.proto == kUdp) {
+			ASSERT_NE(p.check(), 0);
+		}
+		// CHECKSUM_COMPLETE: the sum of everything changed keeps skb->csum true
+		ASSERT_TRUE(oc_equal(p.packet_sum(), ref_fold(uint64_t(before) + be_of_raw(tot))));
+	}
+}
+
+TEST_P(IlaModes, AdjustTransportPartialUpdatesPseudoHeaderSeed)
+{
+	const bool src = GetParam();
+	Gen g(20 + src);
+	for (int i = 0; i < kRounds; i++) {
+		unsigned int len = 1 + g.below(64);
+		Rule r = g.rule(len);
+		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		Packet p = g.packet(g.proto());
+		Addr a = g.inside(r.src, len);
+		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
+		// CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum
+		p.set_check(p.pseudo_sum());
+		translate(p, x, src, true);
+		ASSERT_TRUE(oc_equal(p.check(), p.pseudo_sum()));
+		// what the device then computes is right for the new addresses
+		uint16_t seed = p.check();
+		p.set_check(0);
+		uint16_t final_sum = ref_fold(uint64_t(seed) + ref_add(0, p.l4.data(), p.l4.size()));
+		p.set_check(uint16_t(~final_sum));
+		ASSERT_TRUE(p.check_valid());
+	}
+}
+
+TEST_P(IlaModes, ZeroUdpChecksumStaysZero)
+{
+	const bool src = GetParam();
+	Gen g(30 + src);
+	for (int i = 0; i < 1000; i++) {
+		Rule r = g.rule(64);
+		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		Packet p = g.packet(kUdp);
+		Addr a = g.inside(r.src, 64);
+		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
+		p.set_check(0);
+		uint16_t before = p.packet_sum(), tot;
+		translate(p, x, src, false, &tot);
+		ASSERT_EQ(p.check(), 0);
+		ASSERT_TRUE(oc_equal(p.packet_sum(), ref_fold(uint64_t(before) + be_of_raw(tot))));
+	}
+}
+
+TEST_P(IlaModes, NeutralModesLeaveEveryChecksumValid)
+{
+	const bool src = GetParam();
+	Gen g(40 + src);
+	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO}) {
+		for (int i = 0; i < kRounds; i++) {
+			unsigned int len = g.below(65);
+			Rule r = g.rule(len);
+			ila_xlat x = make_xlat(r, mode, src);
+			Packet p = g.packet(g.proto());
+			Addr a = g.inside(r.src, len);
+			if (mode == ILA_MODE_NEUTRAL_MAP)
+				a[ILA_CBIT_BYTE] &= uint8_t(~ILA_CBIT);	// a SIR address
+			std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
+			if (!ila_can_xlat(&x, a.data())) {
+				ASSERT_EQ(a[14] << 8 | a[15], 0xffff);
+				continue;
+			}
+			p.set_check(p.compute_check());
+			uint16_t check = p.check(), before = p.packet_sum();
+
+			uint16_t tot;
+			translate(p, x, src, false, &tot);
+			ASSERT_EQ(tot, 0);
+			ASSERT_EQ(p.check(), check);	// the field is untouched ...
+			ASSERT_TRUE(p.check_valid());	// ... and still right
+			ASSERT_TRUE(oc_equal(p.packet_sum(), before));
+			const uint8_t *b = src ? p.saddr() : p.daddr();
+			ASSERT_TRUE(ila_match(&x, a.data()));
+			// identifier kept except the C-bit and the low 16 bits
+			for (int k = 8; k < 14; k++) {
+				uint8_t m = (k == ILA_CBIT_BYTE && mode == ILA_MODE_NEUTRAL_MAP) ? uint8_t(~ILA_CBIT) : 0xff;
+				ASSERT_EQ(b[k] & m, a[k] & m);
+			}
+			if (mode == ILA_MODE_NEUTRAL_MAP)
+				ASSERT_TRUE(b[ILA_CBIT_BYTE] & ILA_CBIT);
+			else
+				ASSERT_EQ(b[ILA_CBIT_BYTE] & ILA_CBIT, a[ILA_CBIT_BYTE] & ILA_CBIT);
+			ASSERT_NE(b[14] << 8 | b[15], 0xffff);
+		}
+	}
+}
+
+TEST_P(IlaModes, NoneLeavesTheChecksumAlone)
+{
+	const bool src = GetParam();
+	Gen g(50 + src);
+	for (int i = 0; i < kRounds; i++) {
+		unsigned int len = 1 + g.below(64);
+		Rule r = g.rule(len);
+		ila_xlat x = make_xlat(r, ILA_MODE_NONE, src);
+		Packet p = g.packet(g.proto());
+		Addr a = g.inside(r.src, len);
+		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
+		p.set_check(p.compute_check());
+		uint16_t check = p.check(), before = p.packet_sum();
+		uint16_t tot;
+		translate(p, x, src, false, &tot);
+		ASSERT_EQ(p.check(), check);
+		ASSERT_EQ(p.check_valid(), x.diff == 0);	// wrong on the wire unless sums agree
+		ASSERT_TRUE(oc_equal(p.packet_sum(), ref_fold(uint64_t(before) + be_of_raw(tot))));
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(DstAndSrc, IlaModes, ::testing::Bool(),
+			 [](const auto &info) { return std::string(info.param ? "src" : "dst"); });
+
+// ---- round trips --------------------------------------------------------------
+
+TEST(IlaRoundTrip, SirToIlaToSirRestoresEveryBit)
+{
+	Gen g(60);
+	for (unsigned int mode : {ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NEUTRAL_MAP,
+				  ILA_MODE_NEUTRAL_MAP_AUTO, ILA_MODE_NONE}) {
+		for (int i = 0; i < kRounds; i++) {
+			unsigned int len = g.below(65);
+			Rule fwd = g.rule(len), back;
+			back.len = len;
+			back.src = fwd.dst;
+			back.dst = fwd.src;
+			ila_xlat x1 = make_xlat(fwd, mode, g.below(2));
+			ila_xlat x2 = make_xlat(back, mode, g.below(2));
+
+			Addr sir = g.inside(fwd.src, len);
+			sir[ILA_CBIT_BYTE] &= uint8_t(~ILA_CBIT);
+			switch (i % 4) {	// the edge values of the adjusted word
+			case 0: sir[14] = sir[15] = 0; break;
+			case 1: sir[14] = 0xff; sir[15] = 0xfe; break;
+			default: break;
+			}
+			if (!ila_can_xlat(&x1, sir.data()))
+				continue;
+			Addr ila = sir;
+			ila_xlat_addr(&x1, ila.data());
+			ASSERT_TRUE(ila_match(&x2, ila.data()));
+			ASSERT_TRUE(ila_can_xlat(&x2, ila.data()));
+			Addr back_addr = ila;
+			ila_xlat_addr(&x2, back_addr.data());
+			ASSERT_EQ(back_addr, sir) << "mode " << mode << " len " << len;
+		}
+	}
+}
+
+TEST(IlaRoundTrip, NeutralRefusesLow16Ffff)
+{
+	Rule r;
+	inet_pton(AF_INET6, "2001:db8:0:3::", r.src.data());
+	inet_pton(AF_INET6, "3333:0:0:1::", r.dst.data());
+	Addr a{};
+	inet_pton(AF_INET6, "2001:db8:0:3::ffff", a.data());
+	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO}) {
+		ila_xlat x = make_xlat(r, mode, false);
+		EXPECT_FALSE(ila_can_xlat(&x, a.data()));
+	}
+	for (unsigned int mode : {ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NONE}) {
+		ila_xlat x = make_xlat(r, mode, false);
+		EXPECT_TRUE(ila_can_xlat(&x, a.data()));
+	}
+}
+
+// The example of the man page (xtables/libxt_ILA.man) and tests/bats/ila.bats.
+TEST(IlaRoundTrip, ManPageExample)
+{
+	Rule r;
+	r.len = 64;
+	inet_pton(AF_INET6, "2001:db8:0:3::", r.src.data());
+	inet_pton(AF_INET6, "3333:0:0:1::", r.dst.data());
+	Addr a{};
+	inet_pton(AF_INET6, "2001:db8:0:3::5", a.data());
+
+	ila_xlat x = make_xlat(r, ILA_MODE_NEUTRAL_MAP, false);
+	ila_xlat_addr(&x, a.data());
+	char buf[INET6_ADDRSTRLEN];
+	inet_ntop(AF_INET6, a.data(), buf, sizeof(buf));
+	EXPECT_STREQ(buf, "3333::1:1000:0:0:ea8c");
+
+	inet_pton(AF_INET6, "2001:db8:0:3::5", a.data());
+	x = make_xlat(r, ILA_MODE_NEUTRAL_MAP_AUTO, false);
+	ila_xlat_addr(&x, a.data());
+	inet_ntop(AF_INET6, a.data(), buf, sizeof(buf));
+	EXPECT_STREQ(buf, "3333:0:0:1::fa8c");
+}
+
+} // namespace
