@@ -18,13 +18,13 @@ setup() {
 	RESULTS=$BATS_TEST_TMPDIR/results
 }
 
-@test "true exits 0 and leaves exit-code, dmesg and console.log" {
+@test "true exits 0 and leaves rc, dmesg and serial.log" {
 	run "$VM" --results "$RESULTS" -- true
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(cat "$RESULTS/exit-code")" = 0 ]
+	[ "$(cat "$RESULTS/rc")" = 0 ]
 	grep -q 'Linux version' "$RESULTS/dmesg"
-	[ -e "$RESULTS/console.log" ]
+	[ -e "$RESULTS/serial.log" ]
 }
 
 @test "false exits 1" {
