@@ -71,8 +71,8 @@ TEST(IlactlNotation, CsumModes)
 {
 	EXPECT_EQ(ila::parse_csum_mode("adjust-transport"), 0);
 	EXPECT_EQ(ila::parse_csum_mode("neutral-map"), 1);
-	EXPECT_EQ(ila::parse_csum_mode("none"), 2);
-	EXPECT_EQ(ila::parse_csum_mode("neutral-map-auto"), 3);
+	EXPECT_EQ(ila::parse_csum_mode("neutral-map-auto"), 2);
+	EXPECT_EQ(ila::parse_csum_mode("none"), 3);
 	EXPECT_FALSE(ila::parse_csum_mode("adjust"));
 	EXPECT_FALSE(ila::parse_csum_mode(""));
 	for (std::uint8_t m = 0; m < 4; m++)

@@ -17,11 +17,11 @@ namespace {
 constexpr std::array<std::string_view, 4> kModeNames = {
 	"adjust-transport", // ILA_MAP_CSUM_ADJUST_TRANSPORT
 	"neutral-map",      // ILA_MAP_CSUM_NEUTRAL_MAP
-	"none",             // ILA_MAP_CSUM_NONE
 	"neutral-map-auto", // ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
+	"none",             // ILA_MAP_CSUM_NONE
 };
 static_assert(ILA_MAP_CSUM_ADJUST_TRANSPORT == 0 && ILA_MAP_CSUM_NEUTRAL_MAP == 1 &&
-	      ILA_MAP_CSUM_NONE == 2 && ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 3);
+	      ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 2 && ILA_MAP_CSUM_NONE == 3);
 
 int hexval(char c)
 {

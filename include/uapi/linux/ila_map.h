@@ -73,13 +73,13 @@ enum ila_map_stats_attr {
 };
 #define ILA_MAP_STATS_MAX	(__ILA_MAP_STATS_MAX - 1)
 
-/* same numbering as ILA_CSUM_* in <linux/ila.h> */
+/* same numbering as enum xt_ila_csum_mode in <linux/netfilter/xt_ILA.h> */
 enum ila_map_csum_mode {
 	ILA_MAP_CSUM_ADJUST_TRANSPORT = 0,
 	ILA_MAP_CSUM_NEUTRAL_MAP = 1,
-	ILA_MAP_CSUM_NONE = 2,
-	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 3,
+	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 2,
+	ILA_MAP_CSUM_NONE = 3,
 };
-#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
+#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_NONE
 
 #endif /* _UAPI_LINUX_ILA_MAP_H */
