@@ -36,6 +36,8 @@
 
 #include <common/ila_csum.h>
 
+#include "nf_ila_map.h"
+
 static_assert(sizeof(struct ila_xlat) <= sizeof_field(struct xt_ila_tginfo, kpriv));
 static_assert(XT_ILA_CSUM_ADJUST_TRANSPORT == ILA_MODE_ADJUST_TRANSPORT);
 static_assert(XT_ILA_CSUM_NEUTRAL_MAP == ILA_MODE_NEUTRAL_MAP);
@@ -49,6 +51,35 @@ static_assert(offsetof(struct ipv6hdr, daddr) == ILA_IP6_DADDR_OFF);
 static inline const struct ila_xlat *ila_priv(const struct xt_ila_tginfo *info)
 {
 	return (const struct ila_xlat *)info->kpriv;
+}
+
+/* --map: the kernel-only area holds the map instead of an ila_xlat */
+static inline struct nf_ila_map *ila_map_of(const struct xt_ila_tginfo *info)
+{
+	return *(struct nf_ila_map * const *)info->kpriv;
+}
+
+/*
+ * --map: look up the identifier of the address to translate; on a hit,
+ * build the translation of this packet, a /64 rule from its own locator to
+ * the mapped one in the entry's checksum mode, with the same ILA math the
+ * prefix rules use. False on a miss.
+ */
+static bool ila_map_xlat(const struct xt_ila_tginfo *info,
+			 const struct ipv6hdr *ip6h, struct ila_xlat *x)
+{
+	bool src = info->translate == XT_ILA_TRANSLATE_SRC;
+	const u8 *addr = src ? ip6h->saddr.s6_addr : ip6h->daddr.s6_addr;
+	struct nf_ila_map_result res;
+	u8 loc[16] = {};
+	__be64 ident;
+
+	memcpy(&ident, addr + 8, sizeof(ident));
+	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res))
+		return false;
+	memcpy(loc, &res.locator, sizeof(res.locator));
+	ila_xlat_init(x, addr, loc, ILA_MAX_PFX_LEN, res.csum_mode, src);
+	return true;
 }
 
 /* Offset of the checksum field in an L4 header whose checksum covers the
@@ -126,6 +157,8 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 {
 	const struct xt_ila_tginfo *info = par->targinfo;
 	const struct ila_xlat *x = ila_priv(info);
+	const bool map = info->flags & XT_ILA_F_MAP;
+	struct ila_xlat mx;
 	const unsigned int nhoff = skb_network_offset(skb);
 	unsigned int thoff = nhoff + sizeof(struct ipv6hdr);
 	unsigned int wlen = thoff, coff = 0;
@@ -137,6 +170,12 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 	u8 proto;
 	int off;
 
+	if (map) {
+		if (!ila_map_xlat(info, ip6h, &mx))
+			return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP :
+								  XT_CONTINUE;
+		x = &mx;
+	}
 	outer = ila_match(x, (const u8 *)ip6h + x->aoff);
 	proto = ip6h->nexthdr;
 	if (likely(proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
@@ -175,6 +214,13 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 	/* a truncated L4 header can't get its checksum fixed */
 	if (unlikely(skb_ensure_writable(skb, wlen)))
 		return NF_DROP;
+	/* --map: a quoted address shares the outer one's entry only if it
+	 * has the same identifier (an error returning to the sender)
+	 */
+	if (map && q.off &&
+	    memcmp(skb->data + q.off + x->qoff + 8,
+		   skb->data + nhoff + x->aoff + 8, 8))
+		q.off = 0;
 
 	if (outer)
 		pseudo = ila_xlat_addr(x, skb->data + nhoff + x->aoff);
@@ -217,25 +263,62 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 	return XT_CONTINUE;
 }
 
+/* --map NAME: takes the place of the prefixes and of --csum-mode */
+static int ila_tg6_check_map(const struct xt_tgchk_param *par,
+			     struct xt_ila_tginfo *info)
+{
+	struct nf_ila_map *map;
+
+	if (!info->map[0] || !memchr(info->map, 0, sizeof(info->map))) {
+		pr_info_ratelimited("--map: bad map name\n");
+		return -EINVAL;
+	}
+	if (info->src_pfx_len || info->dst_pfx_len ||
+	    memchr_inv(&info->src_pfx, 0, sizeof(info->src_pfx)) ||
+	    memchr_inv(&info->dst_pfx, 0, sizeof(info->dst_pfx))) {
+		pr_info_ratelimited("--map %s: replaces --src-pfx and --dst-pfx\n",
+				    info->map);
+		return -EINVAL;
+	}
+	if (info->csum_mode != XT_ILA_CSUM_ADJUST_TRANSPORT) {
+		pr_info_ratelimited("--map %s: --csum-mode comes from each map entry\n",
+				    info->map);
+		return -EINVAL;
+	}
+	map = nf_ila_map_get(par->net, info->map);
+	if (IS_ERR(map)) {
+		pr_info_ratelimited("--map %s: no such map in this netns (ilactl map create)\n",
+				    info->map);
+		return -EINVAL;
+	}
+	*(struct nf_ila_map **)info->kpriv = map;
+	return 0;
+}
+
+static void ila_tg6_destroy(const struct xt_tgdtor_param *par)
+{
+	const struct xt_ila_tginfo *info = par->targinfo;
+
+	if (info->flags & XT_ILA_F_MAP)
+		nf_ila_map_put(ila_map_of(info));
+}
+
 static int ila_tg6_check(const struct xt_tgchk_param *par)
 {
 	struct xt_ila_tginfo *info = par->targinfo;
 	unsigned int allowed;
 	const char *chains;
 
-	if (info->flags & XT_ILA_F_MAP) {
-		pr_info_ratelimited("--map: maps not supported\n");
-		return -EINVAL;
-	}
 	if (info->flags & ~XT_ILA_F_ALL) {
 		pr_info_ratelimited("unknown flags 0x%x\n", info->flags);
 		return -EINVAL;
 	}
-	if (info->flags & XT_ILA_F_MISS_DROP) {
+	if ((info->flags & XT_ILA_F_MISS_DROP) && !(info->flags & XT_ILA_F_MAP)) {
 		pr_info_ratelimited("--miss needs --map\n");
 		return -EINVAL;
 	}
-	if (memchr_inv(info->map, 0, sizeof(info->map))) {
+	if (!(info->flags & XT_ILA_F_MAP) &&
+	    memchr_inv(info->map, 0, sizeof(info->map))) {
 		pr_info_ratelimited("map name given without --map\n");
 		return -EINVAL;
 	}
@@ -283,6 +366,9 @@ static int ila_tg6_check(const struct xt_tgchk_param *par)
 		return -EINVAL;
 	}
 
+	if (info->flags & XT_ILA_F_MAP)
+		return ila_tg6_check_map(par, info);
+
 	ila_xlat_init((struct ila_xlat *)info->kpriv, info->src_pfx.in6.s6_addr,
 		      info->dst_pfx.in6.s6_addr, info->src_pfx_len,
 		      info->csum_mode, info->translate == XT_ILA_TRANSLATE_SRC);
@@ -298,6 +384,7 @@ static struct xt_target ila_tg6_reg __read_mostly = {
 			  (1 << NF_INET_POST_ROUTING) | (1 << NF_INET_LOCAL_IN),
 	.target		= ila_tg6,
 	.checkentry	= ila_tg6_check,
+	.destroy	= ila_tg6_destroy,
 	.targetsize	= sizeof(struct xt_ila_tginfo),
 	.usersize	= offsetof(struct xt_ila_tginfo, kpriv),
 	.me		= THIS_MODULE,
