@@ -210,11 +210,19 @@ void ila_save(const void *, const xt_entry_target *target)
  * (the target leaves other addresses alone). The neutral modes and none
  * have none: nft cannot fold a checksum into the identifier or skip the
  * L4 fix.
+ *
+ * nft(8) also calls xlate, with numeric set, to print an iptables-nft rule
+ * (nft_compat). There the kernel runs xt_ILA, not a payload statement, so
+ * the rule is shown as what it is ("xt target ILA"), and a ruleset saved
+ * with nft does not silently turn into the native rewrite. Only
+ * ip6tables-translate (numeric 0) gets the translation.
  */
 int ila_xlate(xt_xlate *xl, const xt_xlate_tg_params *params)
 {
 	const auto *info = reinterpret_cast<const xt_ila_tginfo *>(params->target->data);
 
+	if (params->numeric)
+		return 0;
 	if (info->csum_mode != XT_ILA_CSUM_ADJUST_TRANSPORT || info->flags ||
 	    info->src_pfx_len == 0 || info->src_pfx_len != info->dst_pfx_len)
 		return 0;

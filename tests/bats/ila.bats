@@ -1,0 +1,292 @@
+#!/usr/bin/env bats
+# ILA target (kernel/xt_ILA.c, xtables/libxt_ILA.so), both ip6tables
+# backends, every checksum mode.
+#
+#   client c0 ----------- r0 router r1 ----------- s0 server
+#   fd00:1::2/64   fd00:1::1        fd00:2::1   fd00:2::2/64
+#                  PRE  dst SIR->LOC             PRE  dst LOC->SIR
+#                  POST src LOC->SIR             POST src SIR->LOC
+#                  3333:0:0:1::/64 via s0        lo: 2001:db8:0:3::5
+#
+#   SIR 2001:db8:0:3::/64 (what the client uses), LOC 3333:0:0:1::/64 (the
+#   locator on the wire between router and server). Transmit checksum
+#   offload is off on every veth, so checksums are real and verified,
+#   except in the CHECKSUM_PARTIAL test, which turns it back on.
+
+load helpers
+load ila_helpers
+
+setup_file() {
+	load_module xt_ILA
+}
+
+teardown_file() {
+	unload_module xt_ILA
+}
+
+teardown() {
+	cleanup_all
+}
+
+# ---- userspace: options, messages, save/restore, translate -------------------
+
+@test "ILA: --help lists every option" {
+	run ip6tables -j ILA --help
+	[ "$status" -eq 0 ]
+	for o in --src-pfx --dst-pfx --translate --csum-mode adjust-transport neutral-map \
+		neutral-map-auto none; do
+		[[ $output == *"$o"* ]] || { echo "missing $o"; false; }
+	done
+}
+
+@test "ILA: bad options exit non-zero with a message naming the option, no rule added" {
+	ns_create t
+	local ok="--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64" ipt args want
+	local -a cases=(
+		"--src-pfx 2001:db8:0:3::/64|--dst-pfx ADDR/LEN is required"
+		"--dst-pfx 3333::/64|--src-pfx ADDR/LEN is required"
+		"--src-pfx 2001:zz8::/64 --dst-pfx 3333::/64|--src-pfx \"2001:zz8::/64\": bad IPv6 address"
+		"--src-pfx 2001:db8::/65 --dst-pfx 3333::/65|--src-pfx \"2001:db8::/65\": prefix length 65 is longer than 64"
+		"--src-pfx 2001:db8::/48 --dst-pfx 3333::/64|--src-pfx (/48) and --dst-pfx (/64) must have the same prefix length"
+		"--src-pfx 2001:db8::/64 --dst-pfx 3333::1/64|--dst-pfx \"3333::1/64\": host bits set (did you mean 3333::/64?)"
+		"--src-pfx 2001:db8:: --dst-pfx 3333::/64|--src-pfx \"2001:db8::\": prefix length missing"
+		"$ok --csum-mode checksum|--csum-mode: unknown value \"checksum\""
+		"$ok --translate both|--translate: unknown value \"both\""
+	)
+	for ipt in $ILA_BACKENDS; do
+		for c in "${cases[@]}"; do
+			args=${c%%|*} want=${c#*|}
+			# shellcheck disable=SC2086
+			run in_ns "$t" "$ipt" -t mangle -A PREROUTING -j ILA $args
+			echo "$ipt $args -> $status: $output"
+			[ "$status" -ne 0 ]
+			[[ $output == *"$want"* ]]
+		done
+		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c ILA)" -eq 0 ]
+	done
+}
+
+@test "ILA: the kernel refuses --translate in the wrong chain and tables other than mangle" {
+	ns_create t
+	local ok="--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64" ipt chain
+	for ipt in $ILA_BACKENDS; do
+		dmesg -C
+		for chain in POSTROUTING INPUT; do
+			# shellcheck disable=SC2086
+			run in_ns "$t" "$ipt" -t mangle -A $chain -j ILA $ok
+			[ "$status" -ne 0 ]
+		done
+		dmesg | grep -q 'xt_ILA: --translate dst: only in PREROUTING and OUTPUT'
+		for chain in PREROUTING OUTPUT; do
+			# shellcheck disable=SC2086
+			run in_ns "$t" "$ipt" -t mangle -A $chain -j ILA --translate src $ok
+			[ "$status" -ne 0 ]
+		done
+		dmesg | grep -q 'xt_ILA: --translate src: only in POSTROUTING and INPUT'
+		# shellcheck disable=SC2086
+		run in_ns "$t" "$ipt" -t filter -A INPUT -j ILA --translate src $ok
+		[ "$status" -ne 0 ]
+		[ "$(in_ns "$t" "$ipt-save" | grep -c ILA)" -eq 0 ]
+		# and the right chains take them
+		# shellcheck disable=SC2086
+		in_ns "$t" "$ipt" -t mangle -A OUTPUT -j ILA $ok
+		# shellcheck disable=SC2086
+		in_ns "$t" "$ipt" -t mangle -A INPUT -j ILA --translate src $ok
+		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c -- '-j ILA')" -eq 2 ]
+		in_ns "$t" "$ipt" -t mangle -F
+	done
+}
+
+@test "ILA: save | restore round-trips byte for byte; nft shows xt target ILA" {
+	ns_create t
+	local ipt m a b
+	for ipt in $ILA_BACKENDS; do
+		in_ns "$t" "$ipt" -t mangle -A PREROUTING -d 2001:db8:0:3::/64 -j ILA \
+			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
+		for m in $ILA_MODES; do
+			in_ns "$t" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src \
+				--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --csum-mode "$m"
+		done
+		in_ns "$t" "$ipt" -t mangle -A OUTPUT -p udp -j ILA --src-pfx 2001:db8::/48 \
+			--dst-pfx 2001:db8:ffff::/48 --csum-mode adj-transport
+		in_ns "$t" "$ipt" -t mangle -A INPUT -j ILA --translate src --src-pfx ::/0 --dst-pfx ::/0 \
+			--csum-mode no-action
+		a=$(in_ns "$t" "$ipt-save" -t mangle | grep -v '^#')
+		echo "$a"
+		grep -qxF -- '-A PREROUTING -d 2001:db8:0:3::/64 -j ILA --src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64 --translate dst --csum-mode adjust-transport' <<<"$a"
+		grep -qxF -- '-A POSTROUTING -j ILA --src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --translate src --csum-mode neutral-map-auto' <<<"$a"
+		grep -qxF -- '-A INPUT -j ILA --src-pfx ::/0 --dst-pfx ::/0 --translate src --csum-mode none' <<<"$a"
+		in_ns "$t" "$ipt" -t mangle -F
+		in_ns "$t" "$ipt-restore" <<<"$a"
+		b=$(in_ns "$t" "$ipt-save" -t mangle | grep -v '^#')
+		[ "$a" = "$b" ]
+		# -L is readable, -D finds the rule by its options
+		in_ns "$t" "$ipt" -t mangle -L POSTROUTING -n | grep -q 'translate src src-pfx 3333:0:0:1::/64 dst-pfx 2001:db8:0:3::/64 csum-mode neutral-map$'
+		in_ns "$t" "$ipt" -t mangle -D POSTROUTING -j ILA --translate src \
+			--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --csum-mode none
+		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c -- '-j ILA')" -eq 6 ]
+		if [ "$ipt" = ip6tables-nft ]; then
+			run in_ns "$t" nft list ruleset
+			echo "$output"
+			[ "$(grep -c 'xt target ILA' <<<"$output")" -eq 6 ]
+		fi
+		in_ns "$t" "$ipt" -t mangle -F
+	done
+}
+
+@test "ILA: ip6tables-translate gives the native rewrite for adjust-transport, nft accepts it" {
+	ns_create t
+	local want="nft 'add rule ip6 mangle PREROUTING ip6 daddr 2001:db8:0:3::/64 counter ip6 daddr 2001:db8:0:3::/64 ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | 3333:0:0:1::'"
+	run ip6tables-translate -t mangle -A PREROUTING -d 2001:db8:0:3::/64 -j ILA \
+		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "$want" ]
+
+	# the statement works in nft
+	in_ns "$t" nft add table ip6 mangle
+	in_ns "$t" nft add chain ip6 mangle PREROUTING '{ type filter hook prerouting priority -150; }'
+	eval "in_ns \"\$t\" ${lines[-1]}"
+	in_ns "$t" nft list ruleset | grep -qF 'ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | 3333:0:0:1::'
+
+	run ip6tables-translate -t mangle -A POSTROUTING -j ILA --translate src \
+		--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64
+	[ "${lines[-1]}" = "nft 'add rule ip6 mangle POSTROUTING counter ip6 saddr 3333:0:0:1::/64 ip6 saddr set ip6 saddr & ::ffff:ffff:ffff:ffff | 2001:db8:0:3::'" ]
+
+	# no native equivalent: said so (the rule comes back as a comment)
+	local m
+	for m in neutral-map neutral-map-auto none; do
+		run ip6tables-translate -t mangle -A PREROUTING -j ILA \
+			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64 --csum-mode "$m"
+		echo "$output"
+		[[ ${lines[-1]} == "nft # -t mangle -A PREROUTING -j ILA"* ]]
+	done
+}
+
+# ---- traffic -----------------------------------------------------------------
+
+@test "ILA: TCP, UDP (fragmented too) and ping over SIR->LOC->SIR in every mode, both backends" {
+	ila_topo
+	local ipt m port=5000
+	for ipt in $ILA_BACKENDS; do
+		for m in $ILA_MODES; do
+			echo "# $ipt $m" >&3
+			ila_rules "$ipt" "$m"
+			port=$((port + 1))
+			ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 300000
+			ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 200
+			ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 4000	# 3 fragments
+			in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+			# both directions went through all four rules
+			[ "$(ila_count "$router" "$ipt" PREROUTING)" -gt 10 ]
+			[ "$(ila_count "$router" "$ipt" POSTROUTING)" -gt 10 ]
+			[ "$(ila_count "$server" "$ipt" PREROUTING)" -gt 10 ]
+			[ "$(ila_count "$server" "$ipt" POSTROUTING)" -gt 10 ]
+		done
+	done
+	ila_flush
+}
+
+@test "ILA: the wire carries the translated address; neutral modes keep the UDP checksum field, adjust-transport changes it" {
+	ila_topo
+	local ipt m d want c_in c_out port=5100
+	for ipt in $ILA_BACKENDS; do
+		for m in $ILA_MODES; do
+			ila_rules "$ipt" "$m"
+			port=$((port + 1))
+			d=$(mktemp -d "$BATS_TEST_TMPDIR/cap.XXXX")
+			ila_capture_start "$router" r0 "$d/in.pcap" udp port "$port"
+			local p_in=$CAP_PID
+			ila_capture_start "$router" r1 "$d/out.pcap" udp port "$port"
+			local p_out=$CAP_PID
+			ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 100
+			wait "$p_in" "$p_out"
+
+			want=$(ila_map "$ILA_SIR_HOST" "$ILA_SIR_PFX" "$ILA_LOC_PFX" "$m")
+			[ "$(ila_pcap_addr "$d/in.pcap" dst)" = "$(ila_expand "$ILA_SIR_HOST")" ]
+			[ "$(ila_pcap_addr "$d/out.pcap" dst)" = "$want" ]
+			c_in=$(ila_pcap_word "$d/in.pcap" 23) c_out=$(ila_pcap_word "$d/out.pcap" 23)
+			echo "# $ipt $m: wire dst $want, udp check $c_in -> $c_out" >&3
+			run tcpdump -r "$d/out.pcap" -nn -vv
+			echo "$output"
+			case $m in
+			adjust-transport)
+				[ "$c_in" != "$c_out" ]
+				[[ $output == *"udp sum ok"* ]] ;;
+			neutral-map | neutral-map-auto)
+				[ "$c_in" = "$c_out" ]
+				[[ $output == *"udp sum ok"* ]] ;;
+			none)
+				[ "$c_in" = "$c_out" ]
+				[[ $output == *"bad udp cksum"* ]] ;;
+			esac
+		done
+	done
+	ila_flush
+}
+
+@test "ILA: the router's Packet Too Big is translated back, so TCP through a smaller MTU completes" {
+	ila_topo
+	# only the router's egress is small: only its PTB can tell the client
+	ip -n "$router" link set r1 mtu 1280
+	local ipt m port=5200
+	for ipt in $ILA_BACKENDS; do
+		for m in $ILA_MODES; do
+			echo "# $ipt $m" >&3
+			ila_rules "$ipt" "$m"
+			ip -n "$client" -6 route flush cache
+			port=$((port + 1))
+			ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 200000
+			in_ns "$client" ip -6 route get "$ILA_SIR_HOST" | grep -q 'mtu 1280'
+		done
+	done
+	ila_flush
+}
+
+@test "ILA: OUTPUT and INPUT on hosts with checksum offload (CHECKSUM_PARTIAL)" {
+	ila_topo
+	# the hosts hand CHECKSUM_PARTIAL skbs to the target; the router's
+	# devices complete the checksums in software, the hosts verify them
+	ila_offload "$client" c0 on
+	ila_offload "$server" s0 on
+	local ipt m port=5300
+	for ipt in $ILA_BACKENDS; do
+		for m in adjust-transport neutral-map; do
+			echo "# $ipt $m" >&3
+			ila_flush
+			in_ns "$client" "$ipt" -t mangle -A OUTPUT -j ILA \
+				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
+			in_ns "$client" "$ipt" -t mangle -A INPUT -j ILA --translate src \
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m"
+			in_ns "$server" "$ipt" -t mangle -A PREROUTING -j ILA \
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m"
+			in_ns "$server" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src \
+				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
+			port=$((port + 1))
+			ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 300000
+			ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 300
+			[ "$(ila_count "$client" "$ipt" OUTPUT)" -gt 10 ]
+			[ "$(ila_count "$client" "$ipt" INPUT)" -gt 10 ]
+		done
+	done
+	ila_flush
+}
+
+# ---- module lifetime ---------------------------------------------------------
+
+@test "ILA: rmmod is refused while a rule uses the target" {
+	ns_create t
+	local ipt
+	for ipt in $ILA_BACKENDS; do
+		in_ns "$t" "$ipt" -t mangle -A PREROUTING -j ILA \
+			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
+		run rmmod xt_ILA
+		[ "$status" -ne 0 ]
+		[[ $output == *"in use"* ]]
+		[ -e /sys/module/xt_ILA ]
+		in_ns "$t" "$ipt" -t mangle -F
+		unload_module xt_ILA
+		[ ! -e /sys/module/xt_ILA ]
+		load_module xt_ILA
+	done
+}
