@@ -1,0 +1,276 @@
+# Benchmark helpers, sourced by the table scripts (bench/ila.sh,
+# bench/rtcache.sh). They run INSIDE the benchmark VM
+# (tests/vm/run --bench: -smp 1 -icount shift=0,sleep=off,align=off), as root.
+#
+#   sender (pktgen) s0 ---- r0  router  r1 ---- d0 receiver
+#   10.0.1.2/24        10.0.1.1   10.0.2.1        10.0.2.2/24
+#   fd00:1::2/64       fd00:1::1  fd00:2::1       fd00:2::2/64
+#                                 3333:0:0:1::1   3333:0:0:1::2/64
+#
+# pktgen (kernel thread of the sender netns) sends one UDP flow, a fixed
+# number of packets back to back, to the router's MAC; the router forwards
+# it; packets are counted at the receiver (rx_packets of d0) and divided by
+# the GUEST time pktgen took. Under icount guest time advances one
+# nanosecond per instruction, so packets per guest-second is
+# 1e9 / (instructions per packet), sender, router and receiver together.
+#
+# Results: one CSV line per measurement appended to $BENCH_CSV:
+#   table,family,config,round,pps          (a measurement)
+#   table,family,config,,na:<reason>        (a row that cannot be measured)
+#   table,family,config,,<metric>=<value>  (another figure, e.g. load rate)
+
+BENCH_TOP="${BENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+KREL="$(uname -r)"
+KMOD_DIR="$BENCH_TOP/build/kmod/$KREL"
+BIN_DIR="$BENCH_TOP/build/bin"
+SYS_XTLIBDIR="$(pkg-config --variable=xtlibdir xtables 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/xtables)"
+export XTABLES_LIBDIR="$BENCH_TOP/xtables:$SYS_XTLIBDIR"
+export PATH="$BIN_DIR:$PATH"
+
+: "${BENCH_CSV:=${VM_RESULTS:-/tmp}/bench.csv}"
+: "${BENCH_PKTS:=100000}" # packets per measurement (about 1 guest second)
+: "${BENCH_ROUNDS:=3}"    # interleaved rounds per configuration
+
+SND=bsnd RTR=brtr RCV=brcv
+SPID='' RPID=''
+
+log() { echo "bench: $*" >&2; }
+die() { log "FATAL: $*"; exit 1; }
+
+# ---- topology -----------------------------------------------------------------
+
+_wait_in_ns() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^ *$2:" "/proc/$1/net/dev" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "process $1 never entered the netns of $2"
+}
+
+topo_setup() {
+	local n
+	modprobe pktgen || die "no pktgen module"
+	for n in $SND $RTR $RCV; do
+		ip netns add $n
+		ip -n $n link set lo up
+		ip netns exec $n sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 \
+			net.ipv6.conf.all.router_solicitations=0 \
+			net.ipv6.conf.default.router_solicitations=0 \
+			net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+	done
+	ip link add s0 netns $SND type veth peer name r0 netns $RTR
+	ip link add r1 netns $RTR type veth peer name d0 netns $RCV
+	ip -n $SND link set s0 up
+	ip -n $RTR link set r0 up
+	ip -n $RTR link set r1 up
+	ip -n $RCV link set d0 up
+	ip -n $SND addr add 10.0.1.2/24 dev s0
+	ip -n $SND -6 addr add fd00:1::2/64 dev s0 nodad
+	ip -n $RTR addr add 10.0.1.1/24 dev r0
+	ip -n $RTR -6 addr add fd00:1::1/64 dev r0 nodad
+	ip -n $RTR addr add 10.0.2.1/24 dev r1
+	ip -n $RTR -6 addr add fd00:2::1/64 dev r1 nodad
+	ip -n $RTR -6 addr add 3333:0:0:1::1/64 dev r1 nodad
+	ip -n $RCV addr add 10.0.2.2/24 dev d0
+	ip -n $RCV -6 addr add fd00:2::2/64 dev d0 nodad
+	ip -n $RCV -6 addr add 3333:0:0:1::2/64 dev d0 nodad
+	ip -n $SND route add default via 10.0.1.1
+	ip -n $SND -6 route add default via fd00:1::1
+	ip -n $RCV route add default via 10.0.2.1
+	ip -n $RCV -6 route add default via fd00:2::1
+	ip netns exec $RTR sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	# Static neighbours: no resolution traffic during measurements.
+	SMAC=$(ip -n $SND -br link show s0 | awk '{print $3}')
+	R0MAC=$(ip -n $RTR -br link show r0 | awk '{print $3}')
+	R1MAC=$(ip -n $RTR -br link show r1 | awk '{print $3}')
+	DMAC=$(ip -n $RCV -br link show d0 | awk '{print $3}')
+	ip -n $SND neigh replace 10.0.1.1 lladdr "$R0MAC" dev s0 nud permanent
+	ip -n $SND neigh replace fd00:1::1 lladdr "$R0MAC" dev s0 nud permanent
+	ip -n $RTR neigh replace 10.0.1.2 lladdr "$SMAC" dev r0 nud permanent
+	ip -n $RTR neigh replace fd00:1::2 lladdr "$SMAC" dev r0 nud permanent
+	ip -n $RTR neigh replace 10.0.2.2 lladdr "$DMAC" dev r1 nud permanent
+	ip -n $RTR neigh replace fd00:2::2 lladdr "$DMAC" dev r1 nud permanent
+	ip -n $RTR neigh replace 3333:0:0:1::2 lladdr "$DMAC" dev r1 nud permanent
+	ip -n $RCV neigh replace 10.0.2.1 lladdr "$R1MAC" dev d0 nud permanent
+	ip -n $RCV neigh replace fd00:2::1 lladdr "$R1MAC" dev d0 nud permanent
+	# Processes that hold each netns, for /proc/PID/net/* without forking.
+	ip netns exec $SND sleep infinity &
+	SPID=$!
+	ip netns exec $RCV sleep infinity &
+	RPID=$!
+	# ip netns exec may not have entered the netns yet.
+	_wait_in_ns $SPID s0
+	_wait_in_ns $RPID d0
+	rcv_setup
+}
+
+# The receiver consumes the packets. Default: no socket on the port, so
+# the packet goes through the receiver's IP and UDP input and is dropped
+# there (UDP NoPorts; the ICMP errors that triggers are rate-limited).
+rcv_setup() { :; }
+
+topo_teardown() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null
+	wait 2>/dev/null
+	ip netns del $SND 2>/dev/null
+	ip netns del $RTR 2>/dev/null
+	ip netns del $RCV 2>/dev/null
+}
+
+# in_rtr CMD... : run in the router netns.
+in_rtr() { ip netns exec $RTR "$@"; }
+
+# ---- pktgen -------------------------------------------------------------------
+
+_pg() { echo "$2" >"/proc/$SPID/net/pktgen/$1" || die "pktgen $1: $2"; }
+
+# pg_setup 4|6 DST : one UDP flow sender -> DST (port 9 -> 9).
+pg_setup() {
+	local fam=$1 dst=$2 c
+	_pg kpktgend_0 rem_device_all
+	_pg kpktgend_0 "add_device s0"
+	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $R0MAC" \
+		"udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9" \
+		${PG_FLAGS:-}; do
+		_pg s0 "$c"
+	done
+	if [ "$fam" = 6 ]; then
+		# pktgen's shortest IPv6 frame: 14 + 40 + 8 + 16 (pktgen header).
+		_pg s0 "pkt_size 78"
+		_pg s0 "dst6 $dst"
+		_pg s0 "src6 fd00:1::2"
+	else
+		_pg s0 "pkt_size 64"
+		_pg s0 "dst $dst"
+		_pg s0 "src_min 10.0.1.2"
+		_pg s0 "src_max 10.0.1.2"
+	fi
+}
+
+# pg_run : send BENCH_PKTS packets; returns when pktgen is done. pgctrl acts
+# on the netns of the writing process: write it from the sender.
+pg_run() {
+	ip netns exec $SND sh -c 'echo start > /proc/net/pktgen/pgctrl'
+}
+
+# ---- measuring ----------------------------------------------------------------
+
+# rx_count : rx_packets of the receiver's d0 (bash builtins only).
+rx_count() {
+	local l
+	while read -r l; do
+		case $l in
+		d0:*) set -- $l; echo "$3"; return ;;
+		esac
+	done <"/proc/$RPID/net/dev"
+}
+
+# backlog_drops : packets dropped at the CPU's input backlog so far.
+backlog_drops() {
+	local a b
+	read -r a b _ </proc/net/softnet_stat
+	echo $((16#$b))
+}
+
+# pg_elapsed_us : guest microseconds of pktgen's last run (its Result line).
+pg_elapsed_us() {
+	local l
+	while read -r l; do
+		case $l in
+		"Result: OK: "*) l=${l#Result: OK: }; echo "${l%%(*}"; return ;;
+		esac
+	done <"/proc/$SPID/net/pktgen/s0"
+}
+
+# measure : one run of BENCH_PKTS packets, sent back to back by pktgen.
+# Every packet is forwarded and received in softirq context right after
+# pktgen hands it to the veth, on the one CPU, so pktgen's elapsed guest
+# time is the cost of sender + router + receiver for all of them, with no
+# userspace running in between. Prints packets received per guest-second.
+# If the input backlog dropped packets (softirq processing was deferred to
+# ksoftirqd and pktgen overran it), the run wasted instructions on packets
+# nobody received: it is repeated (up to 4 times), and the last is kept.
+measure() {
+	local try c0 c1 d0 d1 us
+	for ((try = 1; try <= 4; try++)); do
+		c0=$(rx_count)
+		d0=$(backlog_drops)
+		pg_run
+		c1=$(rx_count)
+		d1=$(backlog_drops)
+		us=$(pg_elapsed_us)
+		if [ "$d1" = "$d0" ] || [ $try = 4 ]; then
+			[ "$d1" = "$d0" ] || log "backlog drops in every try; keeping the last"
+			break
+		fi
+		log "backlog dropped $((d1 - d0)) packets; measuring again"
+	done
+	[ -n "$us" ] && [ "$us" -gt 0 ] || die "no pktgen result"
+	echo $(((c1 - c0) * 1000000 / us))
+}
+
+# ---- tables -------------------------------------------------------------------
+
+csv() { echo "$*" >>"$BENCH_CSV"; }
+
+# A configuration NAME is a pair of shell functions: cfg_NAME_on sets it up
+# (returns non-zero with a reason on stdout if it cannot), cfg_NAME_off
+# removes it. run_configs TABLE FAMILY DST NAME... measures the available
+# ones interleaved, BENCH_ROUNDS rounds.
+run_configs() {
+	local table=$1 fam=$2 dst=$3 r c why pps
+	shift 3
+	local avail=()
+	for c in "$@"; do
+		if why=$(cfg_${c}_check 2>&1); then
+			avail+=("$c")
+		else
+			log "$table/$fam/$c: n/a: $why"
+			csv "$table,$fam,$c,,na:${why//,/;}"
+		fi
+	done
+	pg_setup "$fam" "$dst"
+	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+		for c in "${avail[@]}"; do
+			if ! why=$(cfg_${c}_on 2>&1); then
+				log "$table/$fam/$c: setup failed: $why"
+				csv "$table,$fam,$c,$r,na:setup failed"
+				cfg_${c}_off >/dev/null 2>&1
+				continue
+			fi
+			pps=$(measure)
+			cfg_${c}_off >/dev/null 2>&1
+			log "$table/$fam/$c round $r: $pps pps"
+			csv "$table,$fam,$c,$r,$pps"
+		done
+	done
+}
+
+# Availability helpers for cfg_*_check.
+need_module() { [ -e "$KMOD_DIR/$1.ko" ] || { echo "not built ($1.ko)"; return 1; }; }
+need_plugin() { [ -e "$BENCH_TOP/xtables/libxt_$1.so" ] || { echo "not built (libxt_$1.so)"; return 1; }; }
+need_bin() { command -v "$1" >/dev/null || { echo "not built ($1)"; return 1; }; }
+
+# load_module NAME [params] : stock deps via modprobe, then insmod ours.
+load_module() {
+	local name=$1 ko="$KMOD_DIR/$1.ko" dep
+	[ -e "/sys/module/$name" ] && return 0
+	[ -e "$ko" ] || { echo "module $ko not built" >&2; return 1; }
+	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		modprobe "$dep" 2>/dev/null || load_module "$dep"
+	done
+	insmod "$ko" "${@:2}"
+}
+
+unload_module() {
+	local i
+	[ -e "/sys/module/$1" ] || return 0
+	for ((i = 0; i < 100; i++)); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	rmmod "$1"
+}
