@@ -208,6 +208,7 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 	[ILA_MAP_A_ENTRIES]	= { .type = NLA_REJECT },
 	[ILA_MAP_A_RULES]	= { .type = NLA_REJECT },
 	[ILA_MAP_A_STATS]	= { .type = NLA_REJECT },
+	[ILA_MAP_A_REPLACE]	= { .type = NLA_FLAG },
 };
 
 static bool nf_ila_map_name_ok(const char *name)
@@ -496,7 +497,7 @@ static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
-	bool replace = info->nlhdr->nlmsg_flags & NLM_F_REPLACE;
+	bool replace = nla_get_flag(info->attrs[ILA_MAP_A_REPLACE]);
 	struct nf_ila_map_entry *e, *old;
 	struct nf_ila_map *map;
 	int err;
@@ -760,7 +761,6 @@ static struct genl_family nf_ila_map_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= nf_ila_map_ops,
 	.n_ops		= ARRAY_SIZE(nf_ila_map_ops),
-	.resv_start_op	= ILA_MAP_CMD_MAX + 1,
 };
 
 /* ---- netns --------------------------------------------------------------- */

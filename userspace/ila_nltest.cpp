@@ -154,6 +154,22 @@ int main(int argc, char **argv)
 			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
 			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
 		 }},
+		{"reserved nlmsg flag (NLM_F_REPLACE) set",
+		 [&](nlmsghdr *n, genlmsghdr *g) {
+			 g->cmd = ILA_MAP_CMD_NEWENTRY;
+			 n->nlmsg_flags |= NLM_F_REPLACE;
+			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
+			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
+			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+		 }},
+		{"replace flag with a payload",
+		 [&](nlmsghdr *n, genlmsghdr *g) {
+			 g->cmd = ILA_MAP_CMD_NEWENTRY;
+			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
+			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, htobe64(1));
+			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 mnl_attr_put_u32(n, ILA_MAP_A_REPLACE, 1);
+		 }},
 		{"unknown command 200",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
 			 g->cmd = 200;
@@ -163,12 +179,12 @@ int main(int argc, char **argv)
 		 [&](nlmsghdr *n, genlmsghdr *g) {
 			 g->cmd = ILA_MAP_CMD_DELENTRY;
 			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_strz(n, ILA_MAP_A_IDENT, "0:0:0:1");
+			 mnl_attr_put_strz(n, ILA_MAP_A_IDENT, "0:0:0:0:1");
 		 }},
-		{"flush with map name as u64 (wrong type)",
+		{"flush with map name as u64 without NUL (wrong type)",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
 			 g->cmd = ILA_MAP_CMD_FLUSH;
-			 mnl_attr_put_u64(n, ILA_MAP_A_NAME, 0x6d);
+			 mnl_attr_put_u64(n, ILA_MAP_A_NAME, 0x4141414141414141ULL);
 		 }},
 		{"destroy with empty map name",
 		 [&](nlmsghdr *n, genlmsghdr *g) {

@@ -190,7 +190,7 @@ int run_batch(const std::string &file, bool verbose)
 	try {
 		ila::for_each_batch_command(text, [&](std::size_t, const ila::Command &) { count++; });
 	} catch (const ila::BatchError &e) {
-		std::cerr << "ilactl: " << src << ": " << e.what() << "\n";
+		std::cerr << "ilactl: " << src << ":" << e.line() << ": " << e.reason() << "\n";
 		return kExitUsage;
 	}
 

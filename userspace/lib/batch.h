@@ -17,13 +17,16 @@ namespace ila {
 class BatchError : public std::runtime_error {
 public:
 	BatchError(std::size_t line, const std::string &reason)
-		: std::runtime_error("line " + std::to_string(line) + ": " + reason), line_(line)
+		: std::runtime_error("line " + std::to_string(line) + ": " + reason), line_(line),
+		  reason_(reason)
 	{
 	}
 	std::size_t line() const { return line_; }
+	const std::string &reason() const { return reason_; }
 
 private:
 	std::size_t line_;
+	std::string reason_;
 };
 
 // Calls FN(line_number, command) for each command in TEXT, in order.

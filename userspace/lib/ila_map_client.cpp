@@ -234,7 +234,7 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 	case Op::Destroy: c = ILA_MAP_CMD_DELMAP; break;
 	case Op::Flush: c = ILA_MAP_CMD_FLUSH; break;
 	case Op::Add: c = ILA_MAP_CMD_NEWENTRY; break;
-	case Op::Replace: c = ILA_MAP_CMD_NEWENTRY; flags |= NLM_F_REPLACE; break;
+	case Op::Replace: c = ILA_MAP_CMD_NEWENTRY; break;
 	case Op::Del: c = ILA_MAP_CMD_DELENTRY; break;
 	default:
 		throw std::logic_error("not a write command: " + describe(cmd));
@@ -249,6 +249,8 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 		mnl_attr_put_u64(nlh, ILA_MAP_A_LOCATOR, htobe64(cmd.locator));
 		if (cmd.csum_mode)
 			mnl_attr_put_u8(nlh, ILA_MAP_A_CSUM_MODE, *cmd.csum_mode);
+		if (cmd.op == Op::Replace)
+			mnl_attr_put(nlh, ILA_MAP_A_REPLACE, 0, nullptr);
 	}
 	return nlh->nlmsg_len;
 }

@@ -12,10 +12,13 @@
  *   DELMAP   NAME                                 destroy (EBUSY while a rule uses it)
  *   GETMAP   NAME | dump                          NAME ENTRIES MAX_ENTRIES RULES STATS
  *   FLUSH    NAME                                 delete every entry
- *   NEWENTRY NAME IDENT LOCATOR [CSUM_MODE]       add; with NLM_F_REPLACE: add or replace
+ *   NEWENTRY NAME IDENT LOCATOR [CSUM_MODE] [REPLACE]
+ *                                                add; with REPLACE: add or replace
  *   DELENTRY NAME IDENT
  *   GETENTRY NAME IDENT | NAME + NLM_F_DUMP       IDENT LOCATOR CSUM_MODE
  *
+ * Headers are checked strictly: genlmsghdr.reserved must be 0 and
+ * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_DUMP.
  * Write commands need CAP_NET_ADMIN in the user namespace owning the netns;
  * read commands are open, as route dumps are. Dumps may be marked
  * NLM_F_DUMP_INTR when the table was resized under them; repeat them then.
@@ -59,6 +62,7 @@ enum ila_map_attr {
 	ILA_MAP_A_ENTRIES,	/* u32, reply only */
 	ILA_MAP_A_RULES,	/* u32, reply only: rules using the map */
 	ILA_MAP_A_STATS,	/* nested ILA_MAP_STATS_*, reply only */
+	ILA_MAP_A_REPLACE,	/* flag: NEWENTRY may replace an entry */
 	__ILA_MAP_A_MAX,
 };
 #define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)

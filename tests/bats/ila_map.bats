@@ -1,0 +1,301 @@
+#!/usr/bin/env bats
+# ILA maps (nf_ila_map + ilactl + ip6tables -j ILA --map), in the VM.
+#
+# The client talks to hosts by their SIR address (SIR prefix 2001:db8:ffff::/64,
+# host identifiers ::11, ::12, ...). The router's mangle PREROUTING rule
+# "-d SIR/64 -j ILA --map hosts" looks the identifier up and replaces the
+# locator with the one of the server holding the host; each server
+# translates its locator back to SIR (prefix rule) and answers from SIR:id.
+#
+#                        r1 ---- s0  srv1  locator 2001:db8:1::/64
+#   client c0 ---- r0 router r2 ---- s0  srv2  locator 2001:db8:2::/64
+#   fd00:1::2       fd00:1::1  r3 ---- s0  srv3  locator 2001:db8:3::/64
+#                           fd00:1N::1   fd00:1N::2
+#
+#   router: route LOC_N/64 via srvN; SIR/64 via srv3 (where misses that
+#   continue untranslated end up: srv3 also holds SIR::99).
+
+load helpers
+
+SIR=2001:db8:ffff
+HOST_A=$SIR::11 # in map "hosts"
+HOST_B=$SIR::12
+HOST_MISS=$SIR::99 # never in the map, reachable untranslated at srv3
+
+setup_file() {
+	load_module nf_ila_map
+	load_module xt_ILA
+}
+
+teardown_file() {
+	unload_module xt_ILA
+	unload_module nf_ila_map
+}
+
+# netns are deleted with their rules and maps in place: that is the
+# netns-exit path of both modules
+teardown() {
+	cleanup_all
+}
+
+# ilactl in the router's netns
+rctl() { in_ns "$router" ilactl "$@"; }
+
+# topo: client, router, srv1..3 with servers answering as "srvN" on
+# TCP 7000 and UDP 7001 of each SIR address they hold (srv_hold).
+topo() {
+	local n
+	ns_create client router srv1 srv2 srv3
+	veth_link "$client" c0 "$router" r0
+	addr "$client" c0 fd00:1::2/64
+	addr "$router" r0 fd00:1::1/64
+	ip -n "$client" -6 route add default via fd00:1::1
+	forwarding "$router"
+	for n in 1 2 3; do
+		local s=srv$n
+		veth_link "$router" r$n "${!s}" s0
+		addr "$router" r$n fd00:1$n::1/64
+		addr "${!s}" s0 fd00:1$n::2/64
+		ip -n "${!s}" -6 route add default via fd00:1$n::1
+		ip -n "$router" -6 route add 2001:db8:$n::/64 via fd00:1$n::2
+		# locator -> SIR on arrival at the server
+		in_ns "${!s}" ip6tables -t mangle -A PREROUTING -d 2001:db8:$n::/64 \
+			-j ILA --src-pfx 2001:db8:$n::/64 --dst-pfx $SIR::/64
+	done
+	ip -n "$router" -6 route add $SIR::/64 via fd00:13::2
+	srv_hold srv3 "$HOST_MISS"
+}
+
+# srv_hold srvN ADDR: srvN owns SIR address ADDR and answers on it
+srv_hold() {
+	local ns=${!1} a=$2
+	ip -n "$ns" -6 addr add "$a/128" dev lo nodad
+	in_ns "$ns" socat -T5 TCP6-LISTEN:7000,bind="[$a]",fork,reuseaddr SYSTEM:"echo $1" &
+	in_ns "$ns" socat -T5 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"echo $1" &
+	wait_until 5 in_ns "$ns" sh -c "ss -Htln | grep -q ':7000 ' && ss -Huln | grep -q ':7001 '"
+}
+
+tcp_ask() { echo hi | in_ns "$client" timeout 5 socat -T3 - "TCP6:[$1]:7000,connect-timeout=2"; }
+udp_ask() { echo hi | in_ns "$client" timeout 5 socat -T2 - "UDP6:[$1]:7001"; }
+
+# map_field MAP FIELD: one number of "ilactl -j map stats MAP"
+map_field() { rctl -j map stats "$1" | jq -r ".$2"; }
+
+secs_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
+
+router_rule() {
+	in_ns "$router" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts "$@"
+}
+
+@test "map commands: create, add, replace, get, show, del, flush, destroy, list, exit codes" {
+	ns_create router
+	rctl map create hosts
+	run rctl map create hosts
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"map create hosts"*"File exists"*"map exists"* ]]
+	rctl map add hosts 0:0:0:11 2001:db8:1:0
+	rctl map add hosts $SIR::12 2001:db8:2:0:abcd::1 csum-mode neutral-map
+	run rctl map add hosts 0:0:0:11 2001:db8:3:0
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"map add hosts 0:0:0:11"*"already mapped"* ]]
+	[ "$(rctl map get hosts 0:0:0:12)" = "0:0:0:12 2001:db8:2:0 csum-mode neutral-map" ]
+	rctl map replace hosts 0:0:0:11 2001:db8:3:0 csum-mode none
+	rctl map replace hosts 0:0:0:13 2001:db8:1:0
+	[ "$(rctl -j map get hosts 0:0:0:11 | jq -r .locator,.csum_mode | xargs)" = "2001:db8:3:0 none" ]
+	[ "$(rctl -j map show hosts | jq length)" -eq 3 ]
+	[ "$(rctl map show hosts | sort | head -1)" = "0:0:0:11 2001:db8:3:0 csum-mode none" ]
+	rctl map del hosts 0:0:0:13
+	run rctl map del hosts 0:0:0:13
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"map del hosts 0:0:0:13"*"not in map"* ]]
+	run rctl map get hosts 0:0:0:13
+	[ "$status" -eq 1 ]
+	run rctl map get nosuch 0:0:0:1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"map get nosuch"*"no such map"* ]]
+	[ "$(map_field hosts entries)" -eq 2 ]
+	rctl map create other max-entries 1
+	rctl map add other 0:0:0:1 1:2:3:4
+	run rctl map add other 0:0:0:2 1:2:3:4
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"full"* ]]
+	[ "$(rctl -j map list | jq -r '.[].name' | sort | xargs)" = "hosts other" ]
+	rctl map flush hosts
+	[ "$(map_field hosts entries)" -eq 0 ]
+	rctl map destroy other
+	[ "$(rctl -j map list | jq length)" -eq 1 ]
+	# usage errors: exit 2, message names the word
+	run rctl map add hosts 0:0:1 2001:db8:1:0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'bad identifier "0:0:1"'* ]]
+	run rctl map frob hosts
+	[ "$status" -eq 2 ]
+	run rctl map create 'bad name'
+	[ "$status" -eq 2 ]
+	rctl --help | grep -q 'map add NAME IDENT LOCATOR'
+	# maps are per netns
+	ns_create other_ns
+	[ "$(in_ns "$other_ns" ilactl -j map list)" = "[]" ]
+}
+
+@test "batch: bad line reported with its number, nothing applied; kernel errors name the line" {
+	ns_create router
+	rctl map create hosts
+	printf 'map add hosts 0:0:0:1 2001:db8:1:0\n# comment\n\nmap add hosts 0:0:0:2 2001:db8:1:zz\n' >"$BATS_TEST_TMPDIR/bad"
+	run rctl -b "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad:4: bad locator \"2001:db8:1:zz\""* ]]
+	[ "$(map_field hosts entries)" -eq 0 ]
+	printf 'map add hosts 0:0:0:1 2001:db8:1:0\nmap add hosts 0:0:0:1 2001:db8:2:0\n' | {
+		run in_ns "$router" ilactl -b -
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"stdin:2: map add hosts 0:0:0:1 2001:db8:2:0: File exists"* ]]
+	}
+	[ "$(rctl map get hosts 0:0:0:1)" = "0:0:0:1 2001:db8:1:0 csum-mode adjust-transport" ]
+}
+
+@test "without CAP_NET_ADMIN in the netns's user namespace: changes refused, reads allowed" {
+	ns_create router
+	rctl map create hosts
+	rctl map add hosts 0:0:0:1 2001:db8:1:0
+	nobody() { in_ns "$router" setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"; }
+	for cmd in "map create x" "map destroy hosts" "map add hosts 0:0:0:2 1:2:3:4" \
+		"map replace hosts 0:0:0:1 1:2:3:4" "map del hosts 0:0:0:1" "map flush hosts"; do
+		# shellcheck disable=SC2086
+		run nobody ilactl $cmd
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Operation not permitted"* ]]
+	done
+	nobody ilactl map show hosts
+	[ "$(rctl map show hosts)" = "0:0:0:1 2001:db8:1:0 csum-mode adjust-transport" ]
+	[ "$(rctl -j map list | jq -r '.[].name')" = "hosts" ]
+	# root of a user namespace does not own this netns either
+	if nobody unshare -Ur true 2>/dev/null; then
+		run nobody unshare -Ur ilactl map create x
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"Operation not permitted"* ]]
+		# ... but does own a netns it creates with it (netns-aware family)
+		nobody unshare -Urn sh -c 'ilactl map create mine && ilactl map add mine 0:0:0:1 1:2:3:4 &&
+			ilactl map show mine | grep -q "^0:0:0:1 1:2:3:4"'
+	fi
+}
+
+@test "malformed netlink requests are refused and leave the map unchanged" {
+	ns_create router
+	rctl map create hosts
+	rctl map add hosts 0:0:0:1 2001:db8:1:0
+	rctl map add hosts 0:0:0:2 2001:db8:2:0 csum-mode neutral-map-auto
+	before=$(rctl map show hosts | sort)
+	run in_ns "$router" ila_nltest hosts
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accepted"* ]]
+	[ "$(echo "$output" | grep -c "^ok ")" -ge 20 ]
+	[ "$(rctl map show hosts | sort)" = "$before" ]
+	[ "$(rctl -j map list | jq -r '.[].name')" = "hosts" ]
+}
+
+@test "ip6tables --map: TCP and UDP reach the server of each identifier; stats count" {
+	topo
+	srv_hold srv1 "$HOST_A"
+	srv_hold srv2 "$HOST_B"
+	rctl map create hosts
+	rctl map add hosts $HOST_A 2001:db8:1:0
+	rctl map add hosts $HOST_B 2001:db8:2:0 csum-mode neutral-map-auto
+	router_rule
+	in_ns "$router" ip6tables -t mangle -S PREROUTING | grep -- '--map hosts'
+	[ "$(map_field hosts rules)" -eq 1 ]
+	# exact counters first, before TCP leaves stray segments around
+	in_ns "$client" ping -q -c 3 -i 0.2 -W 2 $HOST_A
+	in_ns "$client" ping -q -c 2 -i 0.2 -W 2 $HOST_MISS
+	[ "$(map_field hosts lookups)" -eq 5 ]
+	[ "$(map_field hosts hits)" -eq 3 ]
+	[ "$(map_field hosts misses)" -eq 2 ]
+	[ "$(tcp_ask $HOST_A)" = srv1 ]
+	[ "$(udp_ask $HOST_A)" = srv1 ]
+	[ "$(tcp_ask $HOST_B)" = srv2 ]
+	[ "$(udp_ask $HOST_B)" = srv2 ]
+	[ "$(map_field hosts hits)" -ge 7 ]
+}
+
+@test "replace moves a host: the next connections reach the new locator" {
+	topo
+	srv_hold srv1 "$HOST_A"
+	srv_hold srv2 "$HOST_A"
+	rctl map create hosts
+	rctl map add hosts $HOST_A 2001:db8:1:0
+	router_rule
+	[ "$(tcp_ask $HOST_A)" = srv1 ]
+	[ "$(udp_ask $HOST_A)" = srv1 ]
+	rctl map replace hosts $HOST_A 2001:db8:2:0
+	[ "$(tcp_ask $HOST_A)" = srv2 ]
+	[ "$(udp_ask $HOST_A)" = srv2 ]
+	rctl map del hosts $HOST_A # now a miss: continues untranslated to srv3, which lacks ::11
+	run tcp_ask $HOST_A
+	[ "$status" -ne 0 ]
+}
+
+@test "miss: accept continues untranslated, drop drops" {
+	topo
+	rctl map create hosts
+	router_rule
+	[ "$(tcp_ask $HOST_MISS)" = srv3 ]
+	[ "$(udp_ask $HOST_MISS)" = srv3 ]
+	in_ns "$router" ip6tables -t mangle -F PREROUTING
+	router_rule --miss drop
+	in_ns "$router" ip6tables -t mangle -S PREROUTING | grep -- '--miss drop'
+	m0=$(map_field hosts misses)
+	run tcp_ask $HOST_MISS
+	[ "$status" -ne 0 ]
+	[ "$(map_field hosts misses)" -gt "$m0" ]
+	[ "$(in_ns "$router" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ {print $1}')" -gt 0 ]
+}
+
+@test "a map used by a rule can't be destroyed; a rule needs an existing map" {
+	ns_create router
+	rctl map create hosts
+	router_rule
+	run rctl map destroy hosts
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"map destroy hosts"*"busy"*"in use by ip6tables rules"* ]]
+	[ "$(map_field hosts rules)" -eq 1 ]
+	run in_ns "$router" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map nosuch
+	[ "$status" -ne 0 ]
+	in_ns "$router" ip6tables -t mangle -F PREROUTING
+	[ "$(map_field hosts rules)" -eq 0 ]
+	rctl map destroy hosts
+	# the netns going away with a rule and a map in it frees both (kmemleak-free rmmod later)
+	rctl map create hosts
+	router_rule
+}
+
+@test "1,000,000 entries by batch: load rate, traffic still translated, show count, stats" {
+	topo
+	srv_hold srv1 "$SIR::a:1"
+	srv_hold srv2 "$SIR::f:4240"
+	rctl map create hosts
+	router_rule
+	# identifiers ::0:0 .. ::f:423f (1,000,000), locator by identifier mod 3
+	awk 'BEGIN { for (i = 0; i < 1000000; i++)
+		printf "map add hosts 0:0:%x:%x 2001:db8:%d:0\n", int(i / 65536), i % 65536, i % 3 + 1 }' \
+		>"$BATS_TEST_TMPDIR/1m"
+	out=$(rctl -v -b "$BATS_TEST_TMPDIR/1m" 2>&1)
+	echo "# $out" >&3
+	[ "$(map_field hosts entries)" -eq 1000000 ]
+	# ::a:1 is in the batch (locator 2001:db8:3:0): move it to srv1;
+	# ::f:4240 (= 1,000,000) is not: add it
+	[ "$(rctl map get hosts $SIR::a:1)" = "0:0:a:1 2001:db8:3:0 csum-mode adjust-transport" ]
+	rctl map replace hosts $SIR::a:1 2001:db8:1:0
+	rctl map add hosts $SIR::f:4240 2001:db8:2:0
+	[ "$(tcp_ask $SIR::a:1)" = srv1 ]
+	[ "$(udp_ask $SIR::f:4240)" = srv2 ]
+	[ "$(rctl map get hosts 0:0:0:5)" = "0:0:0:5 2001:db8:$((5 % 3 + 1)):0 csum-mode adjust-transport" ]
+	t0=$EPOCHREALTIME
+	[ "$(rctl -j map show hosts | jq length)" -eq 1000001 ]
+	echo "# ilactl -j map show | jq length, 1,000,001 entries: $(secs_since $t0) s" >&3
+	[ "$(map_field hosts hits)" -ge 2 ]
+	t0=$EPOCHREALTIME
+	rctl map flush hosts
+	echo "# flush of 1,000,001 entries: $(secs_since $t0) s" >&3
+	[ "$(map_field hosts entries)" -eq 0 ]
+}
