@@ -20,7 +20,7 @@ export PATH="$BIN_DIR:$PATH"
 # Per-test state file: one netns name per line, deleted by cleanup_all.
 _ns_list() { echo "${BATS_TEST_TMPDIR:-${BATS_TMPDIR:-/tmp}}/.netns-list"; }
 
-rand_suffix() { tr -dc 'a-z0-9' </dev/urandom | head -c 6; }
+rand_suffix() { od -An -N3 -tx1 /dev/urandom | tr -d ' \n'; }
 
 # ns_create VAR... : creates "<var>-<random>" for each name, exports $VAR.
 ns_create() {
