@@ -26,6 +26,8 @@ enum : unsigned int {
 	O_DST_PFX,
 	O_TRANSLATE,
 	O_CSUM_MODE,
+	O_MAP,
+	O_MISS,
 };
 
 struct name_value {
@@ -42,6 +44,11 @@ constexpr name_value csum_modes[] = {
 	/* the names ip-route(8) uses for the same modes */
 	{"adj-transport", XT_ILA_CSUM_ADJUST_TRANSPORT},
 	{"no-action", XT_ILA_CSUM_NONE},
+};
+
+constexpr name_value misses[] = {
+	{"accept", 0},
+	{"drop", XT_ILA_F_MISS_DROP},
 };
 
 constexpr name_value translations[] = {
@@ -123,6 +130,23 @@ void parse_pfx(const char *option, const char *arg, in6_addr *pfx, __u8 *len)
 	*len = static_cast<__u8>(n);
 }
 
+/* --map NAME: 1-31 characters of A-Z a-z 0-9 _ . - (as ilactl(8) allows) */
+void parse_map_name(const char *arg, xt_ila_tginfo *info)
+{
+	std::string_view name(arg);
+	bool ok = !name.empty() && name.size() < sizeof(info->map);
+
+	for (char c : name)
+		ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-');
+	if (!ok)
+		xtables_error(PARAMETER_PROBLEM,
+			      "ILA: --map \"%s\": bad map name (1-%zu characters of A-Z a-z 0-9 _ . -)",
+			      arg, sizeof(info->map) - 1);
+	std::memcpy(info->map, name.data(), name.size());
+	info->flags |= XT_ILA_F_MAP;
+}
+
 void ila_help()
 {
 	std::printf(
@@ -136,7 +160,13 @@ void ila_help()
 "                           checksums; neutral-map: checksum-neutral, the\n"
 "                           identifier's low 16 bits absorb the change and\n"
 "                           the C-bit marks it; neutral-map-auto: the same\n"
-"                           without C-bit; none: leave checksums alone\n");
+"                           without C-bit; none: leave checksums alone\n"
+"  --map NAME               instead of the prefixes: the locator (upper 64\n"
+"                           bits) and checksum mode come from the entry for\n"
+"                           the identifier (lower 64 bits) in the ILA map\n"
+"                           NAME of this netns (see ilactl(8))\n"
+"  --miss accept|drop       with --map, for identifiers not in the map:\n"
+"                           accept (default): continue untranslated; drop\n");
 }
 
 const xt_option_entry ila_opts[] = {
@@ -144,6 +174,9 @@ const xt_option_entry ila_opts[] = {
 	{.name = "dst-pfx", .type = XTTYPE_STRING, .id = O_DST_PFX},
 	{.name = "translate", .type = XTTYPE_STRING, .id = O_TRANSLATE},
 	{.name = "csum-mode", .type = XTTYPE_STRING, .id = O_CSUM_MODE},
+	{.name = "map", .type = XTTYPE_STRING, .id = O_MAP,
+	 .excl = (1U << O_SRC_PFX) | (1U << O_DST_PFX) | (1U << O_CSUM_MODE)},
+	{.name = "miss", .type = XTTYPE_STRING, .id = O_MISS, .also = 1U << O_MAP},
 	XTOPT_TABLEEND,
 };
 
@@ -165,6 +198,12 @@ void ila_parse(xt_option_call *cb)
 	case O_CSUM_MODE:
 		info->csum_mode = static_cast<__u8>(value_of(csum_modes, "--csum-mode", cb->arg));
 		break;
+	case O_MAP:
+		parse_map_name(cb->arg, info);
+		break;
+	case O_MISS:
+		info->flags |= value_of(misses, "--miss", cb->arg);
+		break;
 	}
 }
 
@@ -172,6 +211,10 @@ void ila_fcheck(xt_fcheck_call *cb)
 {
 	const auto *info = static_cast<const xt_ila_tginfo *>(cb->data);
 
+	if (cb->xflags & (1U << O_MAP))
+		return; /* libxtables refused --src-pfx/--dst-pfx/--csum-mode */
+	if (cb->xflags & (1U << O_MISS))
+		xtables_error(PARAMETER_PROBLEM, "ILA: --miss needs --map NAME");
 	if (!(cb->xflags & (1U << O_SRC_PFX)))
 		xtables_error(PARAMETER_PROBLEM, "ILA: --src-pfx ADDR/LEN is required");
 	if (!(cb->xflags & (1U << O_DST_PFX)))
@@ -186,6 +229,12 @@ void ila_print(const void *, const xt_entry_target *target, int)
 {
 	const auto *info = reinterpret_cast<const xt_ila_tginfo *>(target->data);
 
+	if (info->flags & XT_ILA_F_MAP) {
+		std::printf(" translate %s map %.*s miss %s", name_of(translations, info->translate),
+			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
+			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
+		return;
+	}
 	std::printf(" translate %s src-pfx %s/%u dst-pfx %s/%u csum-mode %s",
 		    name_of(translations, info->translate),
 		    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
@@ -197,6 +246,13 @@ void ila_save(const void *, const xt_entry_target *target)
 {
 	const auto *info = reinterpret_cast<const xt_ila_tginfo *>(target->data);
 
+	if (info->flags & XT_ILA_F_MAP) {
+		std::printf(" --map %.*s --translate %s --miss %s",
+			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
+			    name_of(translations, info->translate),
+			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
+		return;
+	}
 	std::printf(" --src-pfx %s/%u --dst-pfx %s/%u --translate %s --csum-mode %s",
 		    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
 		    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
@@ -216,6 +272,10 @@ void ila_save(const void *, const xt_entry_target *target)
  * the rule is shown as what it is ("xt target ILA"), and a ruleset saved
  * with nft does not silently turn into the native rewrite. Only
  * ip6tables-translate (numeric 0) gets the translation.
+ *
+ * --map has no native equivalent at all (a per-identifier lookup that
+ * rewrites the locator with a checksum mode per entry; an nft map could
+ * only do adjust-transport, and not from ilactl's maps): returns 0.
  */
 int ila_xlate(xt_xlate *xl, const xt_xlate_tg_params *params)
 {
