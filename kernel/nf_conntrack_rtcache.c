@@ -50,6 +50,7 @@
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
+#include <linux/version.h>
 #include <net/dsfield.h>
 #include <net/dst.h>
 #include <net/inet_ecn.h>
@@ -64,6 +65,12 @@
 #include <net/netfilter/nf_conntrack_tuple.h>
 
 #include "nf_conntrack_rtcache.h"
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define RTC_CTL_TABLE		const struct ctl_table
+#else
+#define RTC_CTL_TABLE		struct ctl_table
+#endif
 
 #define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
@@ -106,6 +113,7 @@ struct rtc_net {
 	struct rtc_stat __percpu *stat;
 	struct delayed_work gc_work;
 	struct ctl_table_header *sysctl_hdr;
+	struct ctl_table *sysctl_table;
 	struct net *net;
 };
 
@@ -599,7 +607,7 @@ static struct notifier_block rtc_netdev_nb = {
 
 /* ---- sysctl ------------------------------------------------------------------ */
 
-static int rtc_sysctl_enabled(struct ctl_table *table, int write,
+static int rtc_sysctl_enabled(RTC_CTL_TABLE *table, int write,
 			      void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct rtc_net *rn = table->data;
@@ -622,7 +630,7 @@ static int rtc_sysctl_enabled(struct ctl_table *table, int write,
 	return 0;
 }
 
-static int rtc_sysctl_flush(struct ctl_table *table, int write,
+static int rtc_sysctl_flush(RTC_CTL_TABLE *table, int write,
 			    void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct rtc_net *rn = table->data;
@@ -669,20 +677,24 @@ static int rtc_sysctl_init(struct rtc_net *rn)
 		return -ENOMEM;
 	for (i = 0; table[i].procname; i++)
 		table[i].data = rn;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	rn->sysctl_hdr = register_net_sysctl_sz(rn->net, "net/netfilter", table,
+						ARRAY_SIZE(rtc_sysctl_table) - 1);
+#else
 	rn->sysctl_hdr = register_net_sysctl(rn->net, "net/netfilter", table);
+#endif
 	if (!rn->sysctl_hdr) {
 		kfree(table);
 		return -ENOMEM;
 	}
+	rn->sysctl_table = table;
 	return 0;
 }
 
 static void rtc_sysctl_exit(struct rtc_net *rn)
 {
-	struct ctl_table *table = rn->sysctl_hdr->ctl_table_arg;
-
 	unregister_net_sysctl_table(rn->sysctl_hdr);
-	kfree(table);
+	kfree(rn->sysctl_table);
 }
 
 /* ---- /proc/net/stat/nf_conntrack_rtcache (lnstat format) --------------------- */
