@@ -133,10 +133,10 @@ ila_tcp() {
 	local from=$1 to=$2 dst=$3 port=$4 bytes=$5 d
 	d=$(mktemp -d "$BATS_TEST_TMPDIR/tcp.XXXX")
 	head -c "$bytes" /dev/urandom >"$d/in"
-	in_ns "$to" timeout 60 socat -u "TCP6-LISTEN:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
+	in_ns "$to" timeout 150 socat -u "TCP6-LISTEN:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
 	local srv=$!
-	wait_until 10 in_ns "$to" ss -Hltn "sport = :$port"
-	in_ns "$from" timeout 60 socat -u "OPEN:$d/in" "TCP6:[$dst]:$port" || { kill $srv 2>/dev/null; return 1; }
+	wait_until 30 in_ns "$to" ss -Hltn "sport = :$port"
+	in_ns "$from" timeout 150 socat -u "OPEN:$d/in" "TCP6:[$dst]:$port" || { kill $srv 2>/dev/null; return 1; }
 	wait $srv || { cat "$d/server.err" >&2; return 1; }
 	cmp "$d/in" "$d/out"
 }
@@ -147,9 +147,9 @@ ila_udp() {
 	local from=$1 to=$2 dst=$3 port=$4 bytes=$5 d
 	d=$(mktemp -d "$BATS_TEST_TMPDIR/udp.XXXX")
 	head -c "$bytes" /dev/urandom >"$d/in"
-	in_ns "$to" timeout 30 socat -u "UDP6-RECVFROM:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
+	in_ns "$to" timeout 120 socat -u "UDP6-RECVFROM:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
 	local srv=$!
-	wait_until 10 in_ns "$to" ss -Hlun "sport = :$port"
+	wait_until 30 in_ns "$to" ss -Hlun "sport = :$port"
 	in_ns "$from" socat -u "OPEN:$d/in" "UDP6-SENDTO:[$dst]:$port" || { kill $srv 2>/dev/null; return 1; }
 	wait $srv || { cat "$d/server.err" >&2; return 1; }
 	cmp "$d/in" "$d/out"
@@ -160,9 +160,9 @@ ila_udp() {
 ila_capture_start() {
 	local ns=$1 dev=$2 f=$3
 	shift 3
-	in_ns "$ns" timeout 30 tcpdump -i "$dev" -nn -U -c 1 -w "$f" "$@" 2>"$f.err" &
+	in_ns "$ns" timeout 120 tcpdump -i "$dev" -nn -U -c 1 -w "$f" "$@" 2>"$f.err" &
 	CAP_PID=$!
-	wait_until 10 grep -q 'listening on' "$f.err"
+	wait_until 30 grep -q 'listening on' "$f.err"
 }
 
 # ila_pcap_words FILE : the first packet's IPv6 bytes as 16-bit hex words.
