@@ -17,7 +17,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -25,7 +24,6 @@
 #include <linux/refcount.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
-#include <linux/u64_stats_sync.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
@@ -54,10 +52,14 @@ struct nf_ila_map_entry {
 	struct rcu_head		rcu;
 };
 
+/*
+ * Per-CPU packet counters, bumped with this_cpu_inc(): safe from softirq
+ * (PREROUTING) and from process context with preemption enabled (OUTPUT
+ * under nft_compat) alike. Readers sum them; lookups = hits + misses.
+ */
 struct nf_ila_map_pcpu {
-	u64_stats_t		hits;
-	u64_stats_t		misses;
-	struct u64_stats_sync	syncp;
+	u64	hits;
+	u64	misses;
 };
 
 struct nf_ila_map {
@@ -172,18 +174,14 @@ EXPORT_SYMBOL_GPL(nf_ila_map_put);
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		       struct nf_ila_map_result *res)
 {
-	struct nf_ila_map_pcpu *st = this_cpu_ptr(map->stats);
 	const struct nf_ila_map_entry *e;
 
 	e = rhashtable_lookup(&map->ht, &ident, nf_ila_map_params);
-	u64_stats_update_begin(&st->syncp);
-	if (e)
-		u64_stats_inc(&st->hits);
-	else
-		u64_stats_inc(&st->misses);
-	u64_stats_update_end(&st->syncp);
-	if (!e)
+	if (!e) {
+		this_cpu_inc(map->stats->misses);
 		return false;
+	}
+	this_cpu_inc(map->stats->hits);
 	res->locator = e->locator;
 	res->csum_mode = e->csum_mode;
 	return true;
@@ -215,8 +213,10 @@ static bool nf_ila_map_name_ok(const char *name)
 {
 	if (!*name)
 		return false;
-	for (; *name; name++)
-		if (!isalnum(*name) && !strchr("_.-", *name))
+	for (; *name; name++)	/* ASCII only: the kernel's ctype knows Latin-1 */
+		if (!(*name >= 'a' && *name <= 'z') &&
+		    !(*name >= 'A' && *name <= 'Z') &&
+		    !(*name >= '0' && *name <= '9') && !strchr("_.-", *name))
 			return false;
 	return true;
 }
@@ -248,16 +248,9 @@ static void nf_ila_map_read_stats(const struct nf_ila_map *map,
 	*misses = 0;
 	for_each_possible_cpu(cpu) {
 		const struct nf_ila_map_pcpu *st = per_cpu_ptr(map->stats, cpu);
-		unsigned int start;
-		u64 h, m;
 
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			h = u64_stats_read(&st->hits);
-			m = u64_stats_read(&st->misses);
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-		*hits += h;
-		*misses += m;
+		*hits += READ_ONCE(st->hits);
+		*misses += READ_ONCE(st->misses);
 	}
 }
 
@@ -326,7 +319,7 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
 	struct nlattr *name_attr = info->attrs[ILA_MAP_A_NAME];
 	struct nf_ila_map *map;
-	int cpu, err;
+	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_NAME))
 		return -EINVAL;
@@ -344,8 +337,6 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto err_free_map;
 	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(map->stats, cpu)->syncp);
 	err = rhashtable_init(&map->ht, &nf_ila_map_params);
 	if (err)
 		goto err_free_stats;

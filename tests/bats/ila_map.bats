@@ -6,6 +6,8 @@
 # "-d SIR/64 -j ILA --map hosts" looks the identifier up and replaces the
 # locator with the one of the server holding the host; each server
 # translates its locator back to SIR (prefix rule) and answers from SIR:id.
+# srv2 does that in csum-mode neutral-map-auto, so entries pointing to
+# srv2 must carry that mode (translating back restores the identifier).
 #
 #                        r1 ---- s0  srv1  locator 2001:db8:1::/64
 #   client c0 ---- r0 router r2 ---- s0  srv2  locator 2001:db8:2::/64
@@ -60,11 +62,15 @@ topo() {
 		ip -n "$router" -6 route add 2001:db8:$n::/64 via fd00:1$n::2
 		# locator -> SIR on arrival at the server
 		in_ns "${!s}" ip6tables -t mangle -A PREROUTING -d 2001:db8:$n::/64 \
-			-j ILA --src-pfx 2001:db8:$n::/64 --dst-pfx $SIR::/64
+			-j ILA --src-pfx 2001:db8:$n::/64 --dst-pfx $SIR::/64 \
+			--csum-mode "$(srv_mode $n)"
 	done
 	ip -n "$router" -6 route add $SIR::/64 via fd00:13::2
 	srv_hold srv3 "$HOST_MISS"
 }
+
+# srv_mode N: checksum mode of srvN's translation back (and of entries to it)
+srv_mode() { if [ "$1" = 2 ]; then echo neutral-map-auto; else echo adjust-transport; fi; }
 
 # srv_hold srvN ADDR: srvN owns SIR address ADDR and answers on it
 srv_hold() {
@@ -75,8 +81,10 @@ srv_hold() {
 	wait_until 5 in_ns "$ns" sh -c "ss -Htln | grep -q ':7000 ' && ss -Huln | grep -q ':7001 '"
 }
 
-tcp_ask() { echo hi | in_ns "$client" timeout 5 socat -T3 - "TCP6:[$1]:7000,connect-timeout=2"; }
-udp_ask() { echo hi | in_ns "$client" timeout 5 socat -T2 - "UDP6:[$1]:7001"; }
+# -t: after sending, wait that long for the answer (the TCG guest is slow to
+# fork the server's "echo"); UDP has no EOF: -T ends it after the answer.
+tcp_ask() { echo hi | in_ns "$client" timeout 10 socat -t8 -T8 - "TCP6:[$1]:7000,connect-timeout=3"; }
+udp_ask() { echo hi | in_ns "$client" timeout 10 socat -t8 -T2 - "UDP6:[$1]:7001"; }
 
 # map_field MAP FIELD: one number of "ilactl -j map stats MAP"
 map_field() { rctl -j map stats "$1" | jq -r ".$2"; }
@@ -227,7 +235,7 @@ router_rule() {
 	router_rule
 	[ "$(tcp_ask $HOST_A)" = srv1 ]
 	[ "$(udp_ask $HOST_A)" = srv1 ]
-	rctl map replace hosts $HOST_A 2001:db8:2:0
+	rctl map replace hosts $HOST_A 2001:db8:2:0 csum-mode neutral-map-auto
 	[ "$(tcp_ask $HOST_A)" = srv2 ]
 	[ "$(udp_ask $HOST_A)" = srv2 ]
 	rctl map del hosts $HOST_A # now a miss: continues untranslated to srv3, which lacks ::11
@@ -277,8 +285,8 @@ router_rule() {
 	router_rule
 	# identifiers ::0:0 .. ::f:423f (1,000,000), locator by identifier mod 3
 	awk 'BEGIN { for (i = 0; i < 1000000; i++)
-		printf "map add hosts 0:0:%x:%x 2001:db8:%d:0\n", int(i / 65536), i % 65536, i % 3 + 1 }' \
-		>"$BATS_TEST_TMPDIR/1m"
+		printf "map add hosts 0:0:%x:%x 2001:db8:%d:0%s\n", int(i / 65536), i % 65536, i % 3 + 1,
+			i % 3 == 1 ? " csum-mode neutral-map-auto" : "" }' >"$BATS_TEST_TMPDIR/1m"
 	out=$(rctl -v -b "$BATS_TEST_TMPDIR/1m" 2>&1)
 	echo "# $out" >&3
 	[ "$(map_field hosts entries)" -eq 1000000 ]
@@ -286,13 +294,15 @@ router_rule() {
 	# ::f:4240 (= 1,000,000) is not: add it
 	[ "$(rctl map get hosts $SIR::a:1)" = "0:0:a:1 2001:db8:3:0 csum-mode adjust-transport" ]
 	rctl map replace hosts $SIR::a:1 2001:db8:1:0
-	rctl map add hosts $SIR::f:4240 2001:db8:2:0
+	rctl map add hosts $SIR::f:4240 2001:db8:2:0 csum-mode neutral-map-auto
 	[ "$(tcp_ask $SIR::a:1)" = srv1 ]
 	[ "$(udp_ask $SIR::f:4240)" = srv2 ]
-	[ "$(rctl map get hosts 0:0:0:5)" = "0:0:0:5 2001:db8:$((5 % 3 + 1)):0 csum-mode adjust-transport" ]
+	[ "$(rctl map get hosts 0:0:0:5)" = "0:0:0:5 2001:db8:3:0 csum-mode adjust-transport" ]
+	[ "$(rctl map get hosts 0:0:0:4)" = "0:0:0:4 2001:db8:2:0 csum-mode neutral-map-auto" ]
 	t0=$EPOCHREALTIME
-	[ "$(rctl -j map show hosts | jq length)" -eq 1000001 ]
-	echo "# ilactl -j map show | jq length, 1,000,001 entries: $(secs_since $t0) s" >&3
+	# one entry per line; jq itself would take half a minute in TCG
+	[ "$(rctl -j map show hosts | grep -c '^{"identifier":')" -eq 1000001 ]
+	echo "# ilactl -j map show of 1,000,001 entries: $(secs_since $t0) s" >&3
 	[ "$(map_field hosts hits)" -ge 2 ]
 	t0=$EPOCHREALTIME
 	rctl map flush hosts
