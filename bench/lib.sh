@@ -15,9 +15,9 @@
 # 1e9 / (instructions per packet), sender, router and receiver together.
 #
 # Results: one CSV line per measurement appended to $BENCH_CSV:
-#   table,family,config,round,pps          (a measurement)
-#   table,family,config,,na:<reason>        (a row that cannot be measured)
-#   table,family,config,,<metric>=<value>  (another figure, e.g. load rate)
+#   table,family,config,round,pps,delivered  (a measurement)
+#   table,family,config,,na:<reason>          (a row that cannot be measured)
+# and facts for the report (labels, notes) in $BENCH_META.
 
 BENCH_TOP="${BENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 KREL="$(uname -r)"
@@ -127,14 +127,18 @@ in_rtr() { ip netns exec $RTR "$@"; }
 
 _pg() { echo "$2" >"/proc/$SPID/net/pktgen/$1" || die "pktgen $1: $2"; }
 
-# pg_setup 4|6 DST : one UDP flow sender -> DST (port 9 -> 9).
+# pg_setup 4|6 DST : one UDP flow sender -> DST (port 9 -> 9), BENCH_PKTS
+# packets per run, plus the pktgen flags in PG_FLAGS (e.g. UDPCSUM). The
+# device is added to the thread once (rem_device_all is asynchronous).
+PG_FLAGS_ALL="UDPCSUM NO_TIMESTAMP"
+: "${PG_FLAGS=UDPCSUM}"
 pg_setup() {
 	local fam=$1 dst=$2 c
-	_pg kpktgend_0 rem_device_all
-	_pg kpktgend_0 "add_device s0"
+	if ! grep -q "s0" "/proc/$SPID/net/pktgen/kpktgend_0"; then
+		_pg kpktgend_0 "add_device s0"
+	fi
 	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $R0MAC" \
-		"udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9" \
-		${PG_FLAGS:-}; do
+		"udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9"; do
 		_pg s0 "$c"
 	done
 	if [ "$fam" = 6 ]; then
@@ -143,17 +147,27 @@ pg_setup() {
 		_pg s0 "dst6 $dst"
 		_pg s0 "src6 fd00:1::2"
 	else
+		_pg s0 "flag !IPV6"
 		_pg s0 "pkt_size 64"
 		_pg s0 "dst $dst"
 		_pg s0 "src_min 10.0.1.2"
 		_pg s0 "src_max 10.0.1.2"
 	fi
+	for c in $PG_FLAGS_ALL; do
+		case " ${PG_FLAGS:-} " in
+		*" $c "*) _pg s0 "flag $c" ;;
+		*) _pg s0 "flag !$c" ;;
+		esac
+	done
 }
 
 # pg_run : send BENCH_PKTS packets; returns when pktgen is done. pgctrl acts
 # on the netns of the writing process: write it from the sender.
 pg_run() {
-	ip netns exec $SND sh -c 'echo start > /proc/net/pktgen/pgctrl'
+	timeout "${BENCH_RUN_TIMEOUT:-300}" ip netns exec $SND \
+		sh -c 'echo start > /proc/net/pktgen/pgctrl' && return 0
+	ip netns exec $SND sh -c 'echo stop > /proc/net/pktgen/pgctrl'
+	return 1
 }
 
 # ---- measuring ----------------------------------------------------------------
@@ -185,22 +199,48 @@ pg_elapsed_us() {
 	done <"/proc/$SPID/net/pktgen/s0"
 }
 
-# measure : one run of BENCH_PKTS packets, sent back to back by pktgen.
-# Every packet is forwarded and received in softirq context right after
-# pktgen hands it to the veth, on the one CPU, so pktgen's elapsed guest
-# time is the cost of sender + router + receiver for all of them, with no
-# userspace running in between. Prints packets received per guest-second.
-# If the input backlog dropped packets (softirq processing was deferred to
-# ksoftirqd and pktgen overran it), the run wasted instructions on packets
-# nobody received: it is repeated (up to 4 times), and the last is kept.
+# udp_in : "<noports> <csum errors>" of the receiver's UDP for family $1.
+udp_in() {
+	local l k v
+	if [ "$1" = 6 ]; then
+		local np=0 ce=0
+		while read -r k v; do
+			case $k in
+			Udp6NoPorts) np=$v ;;
+			Udp6InCsumErrors) ce=$v ;;
+			esac
+		done <"/proc/$RPID/net/snmp6"
+		echo "$np $ce"
+	else
+		while read -r l; do
+			case $l in
+			"Udp: "[0-9]*) set -- $l; echo "$3 $8"; return ;;
+			esac
+		done <"/proc/$RPID/net/snmp"
+	fi
+}
+
+# measure FAMILY : one run of BENCH_PKTS packets, sent back to back by
+# pktgen. Every packet is forwarded and received in softirq context right
+# after pktgen hands it to the veth, on the one CPU, so pktgen's elapsed
+# guest time is the cost of sender + router + receiver for all of them,
+# with no userspace running in between. Prints "PPS DELIVERED": packets
+# received per guest-second, and the fraction of them that reached the
+# receiver's UDP intact (checksum verified; there is no socket, so they
+# count as NoPorts): anything below 1.000 means the configuration broke
+# the packets. If the input backlog dropped packets (softirq processing
+# was deferred to ksoftirqd and pktgen overran it), the run wasted
+# instructions on packets nobody received: it is repeated (up to 4 times).
 measure() {
-	local try c0 c1 d0 d1 us
+	local fam=$1 try c0 c1 d0 d1 u0 u1 us
 	for ((try = 1; try <= 4; try++)); do
 		c0=$(rx_count)
 		d0=$(backlog_drops)
-		pg_run
+		u0=$(udp_in "$fam")
+		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
 		c1=$(rx_count)
 		d1=$(backlog_drops)
+		u1=$(udp_in "$fam")
 		us=$(pg_elapsed_us)
 		if [ "$d1" = "$d0" ] || [ $try = 4 ]; then
 			[ "$d1" = "$d0" ] || log "backlog drops in every try; keeping the last"
@@ -209,50 +249,60 @@ measure() {
 		log "backlog dropped $((d1 - d0)) packets; measuring again"
 	done
 	[ -n "$us" ] && [ "$us" -gt 0 ] || die "no pktgen result"
-	echo $(((c1 - c0) * 1000000 / us))
+	set -- $u0 $u1
+	awk -v c="$((c1 - c0))" -v us="$us" -v np="$(($3 - $1))" \
+		'BEGIN { printf "%.0f %.3f\n", c * 1e6 / us, c ? np / c : 0 }'
 }
 
 # ---- tables -------------------------------------------------------------------
 
 csv() { echo "$*" >>"$BENCH_CSV"; }
+: "${BENCH_META:=${BENCH_CSV%.csv}.meta}"
+# meta KEY VALUE... : facts for the report (labels, notes), tab-separated.
+meta() { local k=$1; shift; printf '%s\t%s\n' "$k" "$*" >>"$BENCH_META"; }
+label() { meta "label:$1" "${@:2}"; }
 
-# A configuration NAME is a pair of shell functions: cfg_NAME_on sets it up
-# (returns non-zero with a reason on stdout if it cannot), cfg_NAME_off
-# removes it. run_configs TABLE FAMILY DST NAME... measures the available
-# ones interleaved, BENCH_ROUNDS rounds.
+# A configuration NAME is a set of shell functions: cfg_NAME_check
+# (prints why and fails if it cannot be measured: module not built...),
+# cfg_NAME_on (sets it up; fails with the reason on output), cfg_NAME_off
+# (removes it). The destination address is $DST_NAME if set, else DST.
+# run_configs TABLE FAMILY DST NAME... measures the available ones
+# interleaved (A B C A B C ...), BENCH_ROUNDS rounds.
+# CSV: table,family,config,round,pps,delivered  or  table,family,config,,na:why
 run_configs() {
-	local table=$1 fam=$2 dst=$3 r c why pps
+	local table=$1 fam=$2 dst=$3 r c why out dv
 	shift 3
 	local avail=()
 	for c in "$@"; do
-		if why=$(cfg_${c}_check 2>&1); then
-			avail+=("$c")
-		else
+		if declare -F "cfg_${c}_check" >/dev/null && ! why=$(cfg_${c}_check 2>&1); then
 			log "$table/$fam/$c: n/a: $why"
 			csv "$table,$fam,$c,,na:${why//,/;}"
+		else
+			avail+=("$c")
 		fi
 	done
-	pg_setup "$fam" "$dst"
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
-		for c in "${avail[@]}"; do
+		for c in ${avail[@]+"${avail[@]}"}; do
+			dv=DST_$c
+			pg_setup "$fam" "${!dv:-$dst}"
 			if ! why=$(cfg_${c}_on 2>&1); then
 				log "$table/$fam/$c: setup failed: $why"
-				csv "$table,$fam,$c,$r,na:setup failed"
+				csv "$table,$fam,$c,$r,na:setup failed: $(echo "$why" | head -n 1 | tr -d ',')"
 				cfg_${c}_off >/dev/null 2>&1
 				continue
 			fi
-			pps=$(measure)
+			out=$(measure "$fam")
 			cfg_${c}_off >/dev/null 2>&1
-			log "$table/$fam/$c round $r: $pps pps"
-			csv "$table,$fam,$c,$r,$pps"
+			log "$table/$fam/$c round $r: $out (pps delivered)"
+			csv "$table,$fam,$c,$r,${out// /,}"
 		done
 	done
 }
 
 # Availability helpers for cfg_*_check.
-need_module() { [ -e "$KMOD_DIR/$1.ko" ] || { echo "not built ($1.ko)"; return 1; }; }
-need_plugin() { [ -e "$BENCH_TOP/xtables/libxt_$1.so" ] || { echo "not built (libxt_$1.so)"; return 1; }; }
-need_bin() { command -v "$1" >/dev/null || { echo "not built ($1)"; return 1; }; }
+need_module() { [ -e "$KMOD_DIR/$1.ko" ] || { echo "not built: $1.ko"; return 1; }; }
+need_plugin() { [ -e "$BENCH_TOP/xtables/libxt_$1.so" ] || { echo "not built: libxt_$1.so"; return 1; }; }
+need_bin() { command -v "$1" >/dev/null || { echo "not built: $1"; return 1; }; }
 
 # load_module NAME [params] : stock deps via modprobe, then insmod ours.
 load_module() {

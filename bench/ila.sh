@@ -1,0 +1,164 @@
+#!/bin/bash
+# ILA benchmark tables, run inside the benchmark VM by bench/run:
+#   bench/ila.sh ila      prefix translation: stock DNPT, -j ILA, native nft
+#   bench/ila.sh ilamap   -j ILA --map with 1 and 1,000,000 entries, batch load rate
+#
+#   sender (pktgen) s0 ---- r0  router  r1 ---- d0 receiver
+#   fd00:1::2         fd00:1::1   |      fd00:2::1       3333:0:0:1::2
+#                                 |
+#     sends to 2001:db8:0:3::2; the router translates the destination at
+#     PREROUTING (mangle) to 3333:0:0:1::2 and forwards it to the receiver.
+#     "no translation": the sender uses 3333:0:0:1::2 itself, no rules.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+table=${1:?usage: ila.sh ila|ilamap}
+SIR=2001:db8:0:3
+LOC=3333:0:0:1
+DST=$SIR::2
+DST_direct=$LOC::2
+
+i6l() { in_rtr ip6tables-legacy "$@"; }
+i6n() { in_rtr ip6tables-nft "$@"; }
+
+# Legacy tables stay hooked into the netns once used: remove the table
+# module after each configuration, so the next one starts clean.
+legacy_off() {
+	i6l -t mangle -F
+	unload_module ip6table_mangle
+}
+nft_off() {
+	i6n -t mangle -F 2>/dev/null
+	in_rtr nft delete table ip6 mangle 2>/dev/null
+	in_rtr nft delete table ip6 ila 2>/dev/null
+	true
+}
+
+cfg_direct_on() { :; }
+cfg_direct_off() { :; }
+
+NPT="-d $SIR::/64 -j DNPT --src-pfx $SIR::/64 --dst-pfx $LOC::/64"
+# DNPT (RFC 6296) is checksum-neutral: for a /64 it puts the adjustment
+# into the first identifier word, so $SIR::2 becomes $LOC:ADJ::2, not
+# $LOC::2. The receiver owns that address too (and the router knows its
+# neighbour entry), so the packets are delivered like the others.
+# npt_word : ADJ = ~(~(sum src prefix) + sum dst prefix) in one's complement.
+ones_add() { local s=$(($1 + $2)); echo $(((s & 0xffff) + (s >> 16))); }
+npt_word() {
+	local s=0 d=0 w
+	for w in ${SIR//:/ }; do s=$(ones_add $s $((16#$w))); done
+	for w in ${LOC//:/ }; do d=$(ones_add $d $((16#$w))); done
+	# adjustment = ~(s - d); new word = ~(0 + adjustment) = s - d = s + ~d
+	printf '%x' "$(ones_add $s $((~d & 0xffff)))"
+}
+dnpt_setup() {
+	local a
+	a=$LOC:$(npt_word)::2
+	ip -n $RCV -6 addr add "$a/64" dev d0 nodad
+	ip -n $RTR neigh replace "$a" lladdr "$DMAC" dev r1 nud permanent
+	log "DNPT maps $SIR::2 to $a"
+}
+cfg_dnpt_legacy_on() { i6l -t mangle -A PREROUTING $NPT; }
+cfg_dnpt_legacy_off() { legacy_off; }
+cfg_dnpt_nft_on() { i6n -t mangle -A PREROUTING $NPT; }
+cfg_dnpt_nft_off() { nft_off; }
+
+ILA="-d $SIR::/64 -j ILA --src-pfx $SIR::/64 --dst-pfx $LOC::/64"
+ila_check() {
+	need_module xt_ILA && need_plugin ILA
+}
+ila_load() {
+	load_module xt_ILA || return 1
+}
+cfg_ila_legacy_check() { ila_check; }
+cfg_ila_legacy_on() { ila_load && i6l -t mangle -A PREROUTING $ILA; }
+cfg_ila_legacy_off() { legacy_off; }
+cfg_ila_nft_check() { ila_check; }
+cfg_ila_nft_on() { ila_load && i6n -t mangle -A PREROUTING $ILA; }
+cfg_ila_nft_off() { nft_off; }
+
+cfg_nft_native_on() {
+	in_rtr nft -f - <<EOF
+table ip6 ila {
+	chain pre {
+		type filter hook prerouting priority mangle;
+		ip6 daddr $SIR::/64 ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | $LOC::
+	}
+}
+EOF
+}
+cfg_nft_native_off() { nft_off; }
+
+# ---- maps ---------------------------------------------------------------------
+
+map_check() {
+	need_module xt_ILA && need_plugin ILA && need_module nf_ila_map && need_bin ilactl
+}
+cfg_map1_check() { map_check; }
+cfg_map1_on() { i6l -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map one; }
+cfg_map1_off() { legacy_off; }
+cfg_map1m_check() {
+	map_check || return 1
+	[ -r "$BENCH_MAP_BATCH" ] || { echo "no batch file $BENCH_MAP_BATCH"; return 1; }
+	[ -n "$MAP1M_OK" ] || { echo "loading 1,000,000 entries failed"; return 1; }
+}
+cfg_map1m_on() { i6l -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map million; }
+cfg_map1m_off() { legacy_off; }
+cfg_ila_static_check() { ila_check; }
+cfg_ila_static_on() { ila_load && i6l -t mangle -A PREROUTING $ILA; }
+cfg_ila_static_off() { legacy_off; }
+
+# maps_setup : maps "one" (identifier ::2 only) and "million" (1,000,000
+# identifiers, ::2 among them, from the batch file bench/run wrote), and
+# the batch load rate in entries per guest-second.
+MAP1M_OK=
+maps_setup() {
+	local t0 t1 n out
+	map_check >/dev/null || return 0
+	load_module xt_ILA && load_module nf_ila_map || return 0
+	in_rtr ilactl map create one && in_rtr ilactl map add one 0:0:0:2 $LOC || return 0
+	[ -r "$BENCH_MAP_BATCH" ] || return 0
+	n=$(grep -c '^map add' "$BENCH_MAP_BATCH")
+	in_rtr ilactl map create million max-entries 2000000 || return 0
+	t0=$EPOCHREALTIME
+	out=$(in_rtr ilactl -v -b "$BENCH_MAP_BATCH" 2>&1) || {
+		log "ilactl -b failed: $out"
+		meta note "loading $n entries with ilactl -b failed: $(echo "$out" | tail -n 1)"
+		return 0
+	}
+	t1=$EPOCHREALTIME
+	log "ilactl -v -b: $out"
+	MAP1M_OK=1
+	meta loadrate "$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d entries in %.2f guest-s: %.0f entries per guest-second", n, b - a, n / (b - a) }')"
+	csv "$table,6,batch_load,,entries_per_guest_s=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
+	log "map million: $(in_rtr ilactl map stats million | tr '\n' ' ')"
+}
+
+# ---- main ---------------------------------------------------------------------
+
+topo_setup
+trap topo_teardown EXIT
+dnpt_setup
+meta base direct
+label direct "no translation (sender uses $LOC::2)"
+case $table in
+ila)
+	label dnpt_legacy "DNPT, ip6tables-legacy"
+	label dnpt_nft "DNPT, ip6tables-nft"
+	label ila_legacy "-j ILA --src-pfx/--dst-pfx, ip6tables-legacy"
+	label ila_nft "-j ILA --src-pfx/--dst-pfx, ip6tables-nft"
+	label nft_native "nft: ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | $LOC::"
+	meta note "Router: one rule in mangle PREROUTING translating $SIR::/64 -> $LOC::/64 (destination); -j ILA in its default mode adjust-transport, like the nft rule."
+	meta seed "Seed (netdev thread, TCP_RR): DNPT -10%, ILA direct hook -1.5%, vs no ILA."
+	run_configs ila 6 $DST direct dnpt_legacy dnpt_nft ila_legacy ila_nft nft_native
+	;;
+ilamap)
+	label ila_static "-j ILA --src-pfx/--dst-pfx (static prefix), ip6tables-legacy"
+	label map1 "-j ILA --map, 1 entry, ip6tables-legacy"
+	label map1m "-j ILA --map, 1,000,000 entries, ip6tables-legacy"
+	meta note "Router: one rule in mangle PREROUTING (-d $SIR::/64); the map entry for identifier 0:0:0:2 has locator $LOC (adjust-transport)."
+	maps_setup
+	run_configs ilamap 6 $DST direct ila_static map1 map1m
+	;;
+*) die "unknown table $table" ;;
+esac

@@ -1,0 +1,143 @@
+# bench/report.awk: one markdown table from a benchmark's raw results.
+#
+#   awk -v title=... -v kernel=... -f bench/report.awk NAME.meta NAME.csv
+#
+# NAME.meta (tab-separated, written by the guest scripts):
+#   label:CONFIG <tab> text     row label, rows in this order
+#   base <tab> CONFIG           the ratio column divides by this row
+#   note|seed|loadrate <tab> text   printed under the table
+# NAME.csv: table,family,config,round,pps,delivered  or  table,family,config,,na:why
+#           or table,family,config,,key=value (printed under the table)
+
+function median(s,    n, a, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	if (n % 2)
+		return a[(n + 1) / 2]
+	return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# spread: (max - min) / median of the rounds, in percent
+function spread(s,    n, a, i, lo, hi) {
+	n = split(s, a, " ")
+	lo = hi = a[1]
+	for (i = 2; i <= n; i++) {
+		if (a[i] + 0 < lo + 0) lo = a[i]
+		if (a[i] + 0 > hi + 0) hi = a[i]
+	}
+	return median(s) > 0 ? (hi - lo) / median(s) * 100 : 0
+}
+function count(s,    a) { return split(s, a, " ") }
+function grp(x,    s, neg) {
+	x = sprintf("%.0f", x)
+	neg = x ~ /^-/
+	if (neg) x = substr(x, 2)
+	s = ""
+	while (length(x) > 3) {
+		s = "," substr(x, length(x) - 2) s
+		x = substr(x, 1, length(x) - 3)
+	}
+	return (neg ? "-" : "") x s
+}
+function famname(f) {
+	return f == "4" ? "IPv4" : f == "6" ? "IPv6" : f
+}
+
+BEGIN { FS = "\t"; nrows = 0; nfam = 0; nnotes = 0 }
+
+FNR == 1 { file++ }
+
+file == 1 {
+	if ($1 ~ /^label:/) {
+		c = substr($1, 7)
+		if (!(c in label)) rows[++nrows] = c
+		label[c] = $2
+		gsub(/\|/, "\\|", label[c])
+	} else if ($1 == "base") {
+		base = $2
+	} else {
+		notes[++nnotes] = $2
+	}
+	next
+}
+
+file == 2 {
+	n = split($0, f, ",")
+	fam = f[2]; c = f[3]; v = f[5]
+	if (c == "") next
+	if (!(fam in famseen)) { famseen[fam] = 1; fams[++nfam] = fam }
+	if (!(c in label) && !(c in extra)) {
+		if (v ~ /=/ && f[4] == "") {
+			extras[++nextras] = c " (" famname(fam) "): " v
+			extra[c] = 1
+			next
+		}
+		label[c] = c; rows[++nrows] = c
+	}
+	if (v ~ /=/ && f[4] == "") {
+		extras[++nextras] = label[c] " (" famname(fam) "): " v
+		next
+	}
+	k = fam SUBSEP c
+	if (v ~ /^na:/) {
+		why = substr(v, 4)
+		if (f[4] == "")
+			na[k] = why
+		else
+			failed[k] = why
+		next
+	}
+	vals[k] = (k in vals ? vals[k] " " : "") v
+	if (n >= 6 && f[6] != "" && f[6] + 0 < 0.999) bad[k] = 1
+}
+
+END {
+	if (title != "") print "### " title "\n"
+	hdr = "| configuration |"
+	sep = "|---|"
+	for (i = 1; i <= nfam; i++) {
+		hdr = hdr " " famname(fams[i]) " pps | vs base |"
+		sep = sep "---:|---:|"
+	}
+	print hdr
+	print sep
+	anybad = 0; anyfail = 0; maxsp = -1; maxn = 0
+	for (r = 1; r <= nrows; r++) {
+		c = rows[r]
+		line = "| " label[c] (c == base ? " (base)" : "") " |"
+		for (i = 1; i <= nfam; i++) {
+			k = fams[i] SUBSEP c
+			kb = fams[i] SUBSEP base
+			if (k in vals) {
+				m = median(vals[k])
+				sp = spread(vals[k])
+				if (sp >= maxsp) { maxsp = sp; maxspc = label[c] " " famname(fams[i]) }
+				if (count(vals[k]) > maxn) maxn = count(vals[k])
+				cell = grp(m)
+				if (k in bad) { cell = cell " (!)"; anybad = 1 }
+				if (k in failed) { cell = cell " (*)"; anyfail = 1 }
+				if (kb in vals && median(vals[kb]) > 0) {
+					mb = median(vals[kb])
+					ratio = sprintf("%.3fx (%+.1f%%)", m / mb, (m / mb - 1) * 100)
+				} else
+					ratio = ""
+				line = line " " cell " | " ratio " |"
+			} else if (k in na) {
+				line = line " n/a (" na[k] ") | |"
+			} else if (k in failed) {
+				line = line " n/a (" failed[k] ") | |"
+			} else {
+				line = line " | |"
+			}
+		}
+		print line
+	}
+	print ""
+	if (maxn) printf "Median of %d interleaved rounds; largest spread between rounds: %.2f%% (%s).  \n", maxn, maxsp, maxspc
+	if (anybad) print "(!) some packets did not reach the receiver's UDP intact (wrong address or checksum)."
+	if (anyfail) print "(*) the configuration failed to set up in some rounds; median of the others."
+	for (i = 1; i <= nnotes; i++) print notes[i] "  "
+	for (i = 1; i <= nextras; i++) print extras[i] "  "
+}

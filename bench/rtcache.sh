@@ -1,0 +1,165 @@
+#!/bin/bash
+# rtcache benchmark table (the seed's experiment), run inside the benchmark
+# VM by bench/run: bench/rtcache.sh
+#
+#   sender (pktgen) s0 ---- r0  router  r1 ---- d0 receiver
+#   10.0.1.2 / fd00:1::2        (forwards)       10.0.2.2 / fd00:2::2
+#
+# One UDP flow, IPv4 and IPv6, forwarded by the router under:
+#   a      no conntrack, no reverse-path filter
+#   b      conntrack (one nft "ct state" rule in forward) + rp_filter=1
+#          (IPv6 has no rp_filter sysctl: conntrack only)
+#   c      b + nf_conntrack_rtcache loaded
+#   d      b + nft flowtable (UDP offloaded to it)
+#   e      conntrack + "-m rpfilter --invert -j DROP" in mangle PREROUTING
+#          (iptables-legacy) instead of the sysctl
+#   e_rtc  e with the rtcache shortcut, man page's one-rule form:
+#          -m rtcache ! --cached -m rpfilter --invert -j DROP
+#   e_ret  e with the shortcut as "-m rtcache -j RETURN" in a chain before
+#          the rpfilter rule
+#   b_big, c_big   b and c with an Internet-sized table on the router
+#          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
+#          none of the routes covers the test addresses)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+RTC=nf_conntrack_rtcache
+FAMS=${BENCH_FAMILIES:-4 6}
+ipt() { if [ "$FAM" = 6 ]; then in_rtr ip6tables-legacy "$@"; else in_rtr iptables-legacy "$@"; fi; }
+mangle_mod() { if [ "$FAM" = 6 ]; then echo ip6table_mangle; else echo iptable_mangle; fi; }
+
+rpf_sysctl() {
+	[ "$FAM" = 4 ] || return 0
+	in_rtr sysctl -qw net.ipv4.conf.all.rp_filter="$1" net.ipv4.conf.r0.rp_filter="$1"
+}
+
+ct_on() {
+	in_rtr nft -f - <<'EOF'
+table inet bench {
+	chain fwd {
+		type filter hook forward priority filter;
+		ct state invalid drop
+	}
+}
+EOF
+}
+ct_off() { in_rtr nft delete table inet bench; }
+
+rtc_check() { need_module $RTC; }
+rtc_on() { load_module $RTC; }
+rtc_off() {
+	unload_module xt_rtcache
+	unload_module $RTC
+}
+
+# legacy tables stay hooked into the netns once used: unload the table
+# module after each configuration.
+mangle_off() {
+	ipt -t mangle -F
+	ipt -t mangle -X
+	unload_module "$(mangle_mod)"
+}
+
+cfg_a_on() { :; }
+cfg_a_off() { :; }
+
+cfg_b_on() { ct_on && rpf_sysctl 1; }
+cfg_b_off() { ct_off; rpf_sysctl 0; }
+
+cfg_c_check() { rtc_check; }
+cfg_c_on() { rtc_on && cfg_b_on; }
+cfg_c_off() { cfg_b_off; rtc_off; }
+
+cfg_d_on() {
+	in_rtr nft -f - <<'EOF' && rpf_sysctl 1
+table inet bench {
+	flowtable ft {
+		hook ingress priority filter
+		devices = { r0, r1 }
+	}
+	chain fwd {
+		type filter hook forward priority filter;
+		ct state invalid drop
+		meta l4proto udp flow add @ft
+	}
+}
+EOF
+}
+cfg_d_off() { cfg_b_off; }
+
+cfg_e_on() { ct_on && ipt -t mangle -A PREROUTING -m rpfilter --invert -j DROP; }
+cfg_e_off() { mangle_off; ct_off; }
+
+cfg_e_rtc_check() { rtc_check && need_module xt_rtcache && need_plugin rtcache; }
+cfg_e_rtc_on() {
+	rtc_on && load_module xt_rtcache && ct_on &&
+		ipt -t mangle -A PREROUTING -m rtcache ! --cached -m rpfilter --invert -j DROP
+}
+cfg_e_rtc_off() { mangle_off; ct_off; rtc_off; }
+
+cfg_e_ret_check() { cfg_e_rtc_check; }
+cfg_e_ret_on() {
+	rtc_on && load_module xt_rtcache && ct_on &&
+		ipt -t mangle -N rpf &&
+		ipt -t mangle -A rpf -m rtcache -j RETURN &&
+		ipt -t mangle -A rpf -m rpfilter --invert -j DROP &&
+		ipt -t mangle -A PREROUTING -j rpf
+}
+cfg_e_ret_off() { cfg_e_rtc_off; }
+
+routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
+ROUTES_LOADED=
+big_check() {
+	[ -n "$ROUTES_LOADED" ] || { echo "routes not loaded"; return 1; }
+}
+cfg_b_big_check() { big_check; }
+cfg_b_big_on() { cfg_b_on; }
+cfg_b_big_off() { cfg_b_off; }
+cfg_c_big_check() { big_check && rtc_check; }
+cfg_c_big_on() { cfg_c_on; }
+cfg_c_big_off() { cfg_c_off; }
+
+# load_routes : the Internet-sized table into the router's main table.
+load_routes() {
+	local f n t0 t1
+	ROUTES_LOADED=
+	f=$(routes_file)
+	[ -n "$f" ] && [ -r "$f" ] || { log "no route file for IPv$FAM"; return 0; }
+	n=$(wc -l <"$f")
+	t0=$EPOCHREALTIME
+	if ! ip -n $RTR -batch "$f" >/dev/null; then
+		log "ip -batch $f failed"
+		meta note "IPv$FAM: loading $n routes with ip -batch failed."
+		return 0
+	fi
+	t1=$EPOCHREALTIME
+	ROUTES_LOADED=1
+	log "IPv$FAM: $n routes loaded in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') guest-s; main table: $(ip -n $RTR -"$FAM" route show table main | wc -l) routes"
+}
+
+unload_routes() {
+	ip -n $RTR -"$FAM" route flush table main proto static 2>/dev/null
+	ROUTES_LOADED=
+}
+
+topo_setup
+trap topo_teardown EXIT
+meta base b
+label a "(a) no conntrack"
+label b "(b) conntrack + rp_filter=1 (IPv6: conntrack only)"
+label c "(c) (b) + rtcache"
+label d "(d) (b) + nft flowtable"
+label e "(e) conntrack + -m rpfilter"
+label e_rtc "(e) + -m rtcache ! --cached -m rpfilter (one rule)"
+label e_ret "(e) + -m rtcache -j RETURN before -m rpfilter (chain)"
+label b_big "(b) with Internet-sized table"
+label c_big "(c) with Internet-sized table"
+meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
+meta seed "Seed (netperf UDP_STREAM 64 B, IPv4): (b) -> (c) 1.31x, (a) 1.61x of (b)."
+for FAM in $FAMS; do
+	if [ "$FAM" = 6 ]; then dst=fd00:2::2; else dst=10.0.2.2; fi
+	run_configs rtcache "$FAM" $dst a b c d e e_rtc e_ret
+	load_routes
+	run_configs rtcache "$FAM" $dst b_big c_big
+	unload_routes
+done
