@@ -22,6 +22,7 @@ setup_file() {
 
 teardown_file() {
 	unload_module xt_ILA
+	unload_module nf_ila_map # xt_ILA's dependency (--map), loaded with it
 }
 
 teardown() {
