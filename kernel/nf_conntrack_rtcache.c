@@ -118,6 +118,7 @@ struct rtc_net {
 };
 
 static unsigned int rtc_net_id __read_mostly;
+static bool rtc_unloading;	/* rmmod: netdev events need no work */
 static struct kmem_cache *rtc_cachep __read_mostly;
 
 /* Last packet given a cached route on this CPU: lets FORWARD skip the lookup. */
@@ -286,7 +287,7 @@ static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
 	struct dst_entry *dst;
 	struct nf_conn *ct;
 
-	__this_cpu_write(rtc_hit_skb, NULL);
+	this_cpu_write(rtc_hit_skb, NULL);
 	if (skb_dst(skb))
 		return NF_ACCEPT;
 	ct = rtc_skb_ct(skb, &dir);
@@ -307,7 +308,7 @@ static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
 	}
 	/* See the comment at the top: the dst outlives the RCU section. */
 	skb_dst_set_noref(skb, dst);
-	__this_cpu_write(rtc_hit_skb, skb);
+	this_cpu_write(rtc_hit_skb, skb);
 	RTC_STAT_INC(rn, hits);
 	return NF_ACCEPT;
 }
@@ -413,9 +414,9 @@ static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
 	struct rtc_net *rn;
 	struct nf_conn *ct;
 
-	if (__this_cpu_read(rtc_hit_skb) == skb) {
+	if (this_cpu_read(rtc_hit_skb) == skb) {
 		/* served from the cache in PRE_ROUTING: nothing to record */
-		__this_cpu_write(rtc_hit_skb, NULL);
+		this_cpu_write(rtc_hit_skb, NULL);
 		return NF_ACCEPT;
 	}
 	if (!dst)
@@ -591,7 +592,8 @@ static int rtc_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct rtc_net *rn;
 
-	if (event != NETDEV_DOWN && event != NETDEV_UNREGISTER)
+	if ((event != NETDEV_DOWN && event != NETDEV_UNREGISTER) ||
+	    READ_ONCE(rtc_unloading))
 		return NOTIFY_DONE;
 	/* RTNL held: serialised with the table's destruction in rtc_net_exit */
 	rn = rtc_pernet(dev_net(dev));
@@ -860,7 +862,8 @@ err_cache:
 
 static void __exit rtc_exit(void)
 {
-	/* replays DOWN/UNREGISTER: harmless, entries are dropped anyway */
+	/* the notifier replays DOWN/UNREGISTER: pernet exit drops all anyway */
+	WRITE_ONCE(rtc_unloading, true);
 	unregister_netdevice_notifier(&rtc_netdev_nb);
 	unregister_pernet_subsys(&rtc_net_ops);
 	rcu_barrier();	/* rtc_entry_free_rcu callbacks */

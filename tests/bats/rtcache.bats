@@ -12,8 +12,13 @@
 # The router runs conntrack (an nft "ct state" rule) and rp_filter=1 and
 # routes the service address via path A (10.0.2.2 / fd00:2::2). The client
 # reaches the service via c0, or via c1 once its c0 route is removed; the
-# server counts what arrives on s0 and s1 and drops it (no replies, no
-# ICMP errors) unless a test talks to a real service.
+# server counts what arrives on s0 and s1 per family and drops UDP to port
+# 5000 (no replies, no ICMP errors).
+#
+# The topology is built once for the file (process start-up is slow in the
+# TCG guest); each test resets routes, sysctls and counters, uses its own
+# UDP source ports and compares counter increases. RTC_LOOPS (default 50)
+# sets the number of rounds of the two repetition tests.
 
 load helpers
 load rtcache_lib
@@ -22,9 +27,14 @@ setup_file() {
 	OLD_UNREG_TIMEOUT=$(sysctl -n net.core.netdev_unregister_timeout_secs)
 	export OLD_UNREG_TIMEOUT
 	sysctl -qw net.core.netdev_unregister_timeout_secs=1
+	load_module nf_conntrack_rtcache
+	rtc_topo
+	RTC_FILE_NSLIST=$(_ns_list)
+	export RTC_FILE_NSLIST
 }
 
 teardown_file() {
+	cleanup_all
 	unload_module xt_rtcache
 	unload_module nf_conntrack_rtcache
 	sysctl -qw net.core.netdev_unregister_timeout_secs="$OLD_UNREG_TIMEOUT"
@@ -32,52 +42,55 @@ teardown_file() {
 
 setup() {
 	load_module nf_conntrack_rtcache
-	rtc_topo
+	rtc_reset
 }
 
 teardown() {
-	local pid
+	local pid xt
 	for pid in ${BG_PIDS:-}; do
 		kill "$pid" 2>/dev/null || true
 	done
-	cleanup_all
+	if [ -z "${BATS_TEST_COMPLETED:-}" ]; then
+		dump_ns "$client" "$router" "$server"
+		cat "/proc/$RPID/net/stat/nf_conntrack_rtcache" >&2 || true
+	fi
+	for xt in ${XT_USED:-}; do
+		rns "$router" "$xt" -t mangle -F
+		rns "$router" "$xt" -t mangle -X
+		rns "$router" "$xt" -F
+	done
+	cleanup_all	# namespaces a test made for itself
 	unload_module xt_rtcache
 }
 
 # flow_check F : one UDP flow; hits climb, misses stay flat once established.
 flow_check() {
 	fam "$1"
-	local h0 m0 i0 h1 m1
-	udp_send "$client" "$CLI" 4000 "$SRV" 5000 5
-	h0=$(rtc_stat "$router" hits) m0=$(rtc_stat "$router" misses)
-	i0=$(rtc_stat "$router" inserts)
-	# packet 1: unconfirmed conntrack; 2: miss + insert; 3..5 hit
-	expect "hits after 5" "$h0" -eq 3
-	expect "misses after 5" "$m0" -eq 1
-	expect "inserts after 5" "$i0" -eq 1
-	expect "entries" "$(rtc_stat "$router" entries)" -eq 1
-	udp_send "$client" "$CLI" 4000 "$SRV" 5000 50
-	h1=$(rtc_stat "$router" hits) m1=$(rtc_stat "$router" misses)
-	expect "hits" "$h1" -eq $((h0 + 50))
-	expect "misses" "$m1" -eq "$m0"
-	expect "inserts" "$(rtc_stat "$router" inserts)" -eq "$i0"
-	expect "received" "$(srv_count "s0v$F")" -eq 55
+	udp_send "$CLI" 4000 "$SRV" 5000 5
+	# packet 1: unconfirmed conntrack; 2: miss + insert; 3..5: hits
+	expect "hits after 5" "$(rtc_d hits)" -eq 3
+	expect "misses after 5" "$(rtc_d misses)" -eq 1
+	expect "inserts after 5" "$(rtc_d inserts)" -eq 1
+	expect entries "$(rtc_stat entries)" -eq 1
+	udp_send "$CLI" 4000 "$SRV" 5000 50
+	expect hits "$(rtc_d hits)" -eq 53
+	expect misses "$(rtc_d misses)" -eq 1
+	expect inserts "$(rtc_d inserts)" -eq 1
+	expect received "$(srv_count "s0v$F")" -eq 55
 }
 
 @test "module: sysctls per netns, stat file in lnstat format" {
-	run in_ns "$router" sysctl -n net.netfilter.nf_conntrack_rtcache
-	[ "$status" -eq 0 ] && [ "$output" = 1 ]
+	[ "$(rns "$router" busybox cat /proc/sys/net/netfilter/nf_conntrack_rtcache)" = 1 ]
 	[ "$(stat -c %a /proc/sys/net/netfilter/nf_conntrack_rtcache_flush)" = 200 ]
-	run in_ns "$router" cat /proc/net/stat/nf_conntrack_rtcache
+	local lines
+	mapfile -t lines <"/proc/$RPID/net/stat/nf_conntrack_rtcache"
 	[ "${lines[0]}" = "entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed" ]
 	[ "${#lines[@]}" -eq $(($(nproc) + 1)) ]
-	if ! command -v lnstat >/dev/null; then
-		skip "lnstat (iproute2) not installed"
-	fi
-	run in_ns "$router" lnstat -f nf_conntrack_rtcache -c 1 -i 1
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"nf_conntrack_rt|"* ]]
-	[[ "$output" == *"hits"* ]]
+	command -v lnstat >/dev/null || skip "lnstat (iproute2) not installed"
+	udp_send 10.0.1.2 4090 10.0.9.9 5000 5
+	# lnstat exits 1 even when it worked: check what it printed
+	run rns "$router" lnstat -f nf_conntrack_rtcache -k entries,inserts -c 1 -j
+	[ "$output" = "{\"entries\":1,\"inserts\":$(rtc_stat inserts)}" ]
 }
 
 @test "IPv4: hits climb and misses stay flat once a flow is established" {
@@ -89,32 +102,28 @@ flow_check() {
 }
 
 @test "both directions of a ping are cached (IPv4 and IPv6)" {
-	local f
-	for f in 4 6; do
-		fam $f
-		in_ns "$client" $PING -q -c 10 -i 0.05 "$SRV" 2>/dev/null || true
-	done
-	# per family: request 1 unconfirmed, reply 1 and request 2 miss
-	expect hits "$(rtc_stat "$router" hits)" -eq 34
-	expect misses "$(rtc_stat "$router" misses)" -eq 4
-	expect entries "$(rtc_stat "$router" entries)" -eq 2
+	rns "$client" busybox ping -4 -q -A -c 10 10.0.9.9
+	rns "$client" busybox ping -6 -q -A -c 10 fd00:9::9
+	# per family: request 1 unconfirmed; reply 1 and request 2 miss
+	expect hits "$(rtc_d hits)" -eq 34
+	expect misses "$(rtc_d misses)" -eq 4
+	expect entries "$(rtc_stat entries)" -eq 2
 }
 
 # route_change F : the cached route is dropped when the route changes.
 route_change() {
 	fam "$1"
-	udp_send "$client" "$CLI" 4001 "$SRV" 5000 10
+	udp_send "$CLI" 4001 "$SRV" 5000 10
 	expect "path A" "$(srv_count "s0v$F")" -eq 10
-	ip -n "$router" $IPF route replace "$PFX" via "$NHB"
-	udp_send "$client" "$CLI" 4001 "$SRV" 5000 10
+	ip -n "$router" route replace "$PFX" via "$NHB"
+	udp_send "$CLI" 4001 "$SRV" 5000 10
 	expect "path B after the change" "$(srv_count "s1v$F")" -eq 10
 	expect "path A after the change" "$(srv_count "s0v$F")" -eq 10
-	expect stale "$(rtc_stat "$router" stale)" -ge 1
-	# cached again on the new path
-	local h
-	h=$(rtc_stat "$router" hits)
-	udp_send "$client" "$CLI" 4001 "$SRV" 5000 10
-	expect "hits on path B" "$(rtc_stat "$router" hits)" -eq $((h + 10))
+	expect stale "$(rtc_d stale)" -ge 1
+	# cached again, on the new path
+	expect "hits before" "$(rtc_d hits)" -eq 17
+	udp_send "$CLI" 4001 "$SRV" 5000 10
+	expect "hits on path B" "$(rtc_d hits)" -eq 27
 	expect "path B" "$(srv_count "s1v$F")" -eq 20
 }
 
@@ -129,22 +138,20 @@ route_change() {
 # link_flap F : egress down drops the entries at once; up again re-caches.
 link_flap() {
 	fam "$1"
-	udp_send "$client" "$CLI" 4002 "$SRV" 5000 5
-	expect entries "$(rtc_stat "$router" entries)" -eq 1
+	udp_send "$CLI" 4002 "$SRV" 5000 5
+	expect entries "$(rtc_stat entries)" -eq 1
 	ip -n "$router" link set r1 down
-	expect "entries after down" "$(rtc_stat "$router" entries)" -eq 0
-	expect flushes "$(rtc_stat "$router" flushes)" -ge 1
-	udp_send "$client" "$CLI" 4002 "$SRV" 5000 5
+	expect "entries after down" "$(rtc_stat entries)" -eq 0
+	expect flushes "$(rtc_d flushes)" -ge 1
+	udp_send "$CLI" 4002 "$SRV" 5000 5
 	expect "received while down" "$(srv_count "s0v$F")" -eq 5
-	ip -n "$router" link set r1 up
-	# the kernel removed the static route with the link
-	ip -n "$router" $IPF route replace "$PFX" via "$NHA"
-	wait_until 5 in_ns "$router" ping $IPF -c 1 -W 1 "$NHA"
+	rtc_routes	# up again; the kernel dropped the route with the link
+	rwait 10 rns "$router" busybox ping "$IPF" -c 1 -W 1 "$NHA"
 	local h
-	h=$(rtc_stat "$router" hits)
-	udp_send "$client" "$CLI" 4002 "$SRV" 5000 10
+	h=$(rtc_d hits)
+	udp_send "$CLI" 4002 "$SRV" 5000 10
 	expect "received after up" "$(srv_count "s0v$F")" -eq 15
-	expect "hits after up" "$(rtc_stat "$router" hits)" -ge $((h + 8))
+	expect "hits after up" "$(rtc_d hits)" -ge $((h + 8))
 }
 
 @test "IPv4: egress link down/up" {
@@ -155,242 +162,286 @@ link_flap() {
 	link_flap 6
 }
 
+rpf_drops() {
+	rns "$router" busybox cat /proc/net/netstat |
+		awk '/^TcpExt:/ { if (!n) { for (i = 1; i <= NF; i++) if ($i == "IPReversePathFilter") n = i } else print $n }'
+}
+
 @test "IPv4: second ingress interface is not served from the cache, rp_filter drops it" {
-	fam 4
-	local rpf0 h w
-	udp_send "$client" "$CLI" 4003 "$SRV" 5000 10
+	local rpf0
+	udp_send 10.0.1.2 4003 10.0.9.9 5000 10
 	expect "received via c0" "$(srv_count s0v4)" -eq 10
-	h=$(rtc_stat "$router" hits)
-	rpf0=$(in_ns "$router" nstat -az TcpExtIPReversePathFilter | awk '/IPReversePathFilter/ {print $2}')
+	expect "hits via c0" "$(rtc_d hits)" -eq 8
+	rpf0=$(rpf_drops)
 	# same connection, same source address, now arriving on r2
 	ip -n "$client" route del 10.0.9.9/32 via 10.0.1.1 metric 10
-	udp_send "$client" "$CLI" 4003 "$SRV" 5000 20
+	udp_send 10.0.1.2 4003 10.0.9.9 5000 20
 	expect "received via c1 (spoofed)" "$(srv_count s0v4)" -eq 10
-	expect "hits" "$(rtc_stat "$router" hits)" -eq "$h"
-	expect wrong_iif "$(rtc_stat "$router" wrong_iif)" -eq 20
-	w=$(in_ns "$router" nstat -az TcpExtIPReversePathFilter | awk '/IPReversePathFilter/ {print $2}')
-	expect "rp_filter drops" "$w" -ge $((rpf0 + 20))
+	expect hits "$(rtc_d hits)" -eq 8
+	expect wrong_iif "$(rtc_d wrong_iif)" -eq 20
+	expect "rp_filter drops" "$(rpf_drops)" -ge $((rpf0 + 20))
 	# control: without rp_filter the same packets pass, and get cached
-	in_ns "$router" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.r2.rp_filter=0
-	udp_send "$client" "$CLI" 4003 "$SRV" 5000 10
+	rns "$router" busybox sysctl -qw net.ipv4.conf.all.rp_filter=0
+	udp_send 10.0.1.2 4003 10.0.9.9 5000 10
 	expect "received via c1 without rp_filter" "$(srv_count s0v4)" -eq 20
-	expect "hits via r2" "$(rtc_stat "$router" hits)" -ge $((h + 8))
+	expect "hits via r2" "$(rtc_d hits)" -eq 17
 }
 
 @test "IPv6: second ingress interface is not served from the cache, rpfilter drops it" {
-	fam 6
-	local h
-	in_ns "$router" ip6tables-legacy -t mangle -A PREROUTING -m rpfilter --invert -j DROP
-	udp_send "$client" "$CLI" 4003 "$SRV" 5000 10
+	XT_USED=ip6tables-legacy
+	rns "$router" ip6tables-legacy -t mangle -A PREROUTING -m rpfilter --invert -j DROP
+	udp_send fd00:1::2 4003 fd00:9::9 5000 10
 	expect "received via c0" "$(srv_count s0v6)" -eq 10
-	h=$(rtc_stat "$router" hits)
-	ip -n "$client" -6 route del fd00:9::9/128 via fd00:1::1 metric 10
-	udp_send "$client" "$CLI" 4003 "$SRV" 5000 20
+	ip -n "$client" route del fd00:9::9/128 via fd00:1::1 metric 10
+	udp_send fd00:1::2 4003 fd00:9::9 5000 20
 	expect "received via c1 (spoofed)" "$(srv_count s0v6)" -eq 10
-	expect "hits" "$(rtc_stat "$router" hits)" -eq "$h"
-	run in_ns "$router" ip6tables-legacy -t mangle -L PREROUTING -nvx
-	[[ "${lines[2]}" =~ ^\ *2[0-9]\  ]] # >= 20 dropped by rpfilter
-	in_ns "$router" ip6tables-legacy -t mangle -F
+	expect hits "$(rtc_d hits)" -eq 8
+	expect wrong_iif "$(rtc_d wrong_iif)" -eq 20
+	run rns "$router" ip6tables-legacy -t mangle -L PREROUTING -nvx
+	expect "rpfilter drops" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 20
 }
 
 @test "sysctl flush drops the entries, sysctl off stops the cache" {
-	local f h i
-	for f in 4 6; do
-		fam $f
-		udp_send "$client" "$CLI" 4004 "$SRV" 5000 5
-	done
-	expect entries "$(rtc_stat "$router" entries)" -eq 2
-	in_ns "$router" sysctl -qw net.netfilter.nf_conntrack_rtcache_flush=1
-	expect "entries after flush" "$(rtc_stat "$router" entries)" -eq 0
-	expect flushes "$(rtc_stat "$router" flushes)" -eq 2
-	run in_ns "$router" cat /proc/sys/net/netfilter/nf_conntrack_rtcache_flush
+	local h i
+	udp_send 10.0.1.2 4004 10.0.9.9 5000 5
+	udp_send fd00:1::2 4004 fd00:9::9 5000 5
+	expect entries "$(rtc_stat entries)" -eq 2
+	rns "$router" busybox sysctl -qw net.netfilter.nf_conntrack_rtcache_flush=1
+	expect "entries after flush" "$(rtc_stat entries)" -eq 0
+	expect flushes "$(rtc_d flushes)" -eq 2
+	run rns "$router" busybox cat /proc/sys/net/netfilter/nf_conntrack_rtcache_flush
 	[ "$status" -ne 0 ]
 	# refilled by the next packet
-	udp_send "$client" 10.0.1.2 4004 10.0.9.9 5000 3
-	expect "entries after refill" "$(rtc_stat "$router" entries)" -eq 1
+	udp_send 10.0.1.2 4004 10.0.9.9 5000 3
+	expect "entries after refill" "$(rtc_stat entries)" -eq 1
 	# off: entries dropped, nothing cached or served
-	in_ns "$router" sysctl -qw net.netfilter.nf_conntrack_rtcache=0
-	expect "entries when off" "$(rtc_stat "$router" entries)" -eq 0
-	h=$(rtc_stat "$router" hits) i=$(rtc_stat "$router" inserts)
-	udp_send "$client" 10.0.1.2 4004 10.0.9.9 5000 10
-	expect "hits when off" "$(rtc_stat "$router" hits)" -eq "$h"
-	expect "inserts when off" "$(rtc_stat "$router" inserts)" -eq "$i"
+	rns "$router" busybox sysctl -qw net.netfilter.nf_conntrack_rtcache=0
+	expect "entries when off" "$(rtc_stat entries)" -eq 0
+	h=$(rtc_d hits) i=$(rtc_d inserts)
+	udp_send 10.0.1.2 4004 10.0.9.9 5000 10
+	expect "hits when off" "$(rtc_d hits)" -eq "$h"
+	expect "inserts when off" "$(rtc_d inserts)" -eq "$i"
 	expect "received when off" "$(srv_count s0v4)" -eq 18
-	run in_ns "$router" sysctl -w net.netfilter.nf_conntrack_rtcache=2
+	run rns "$router" busybox sysctl -w net.netfilter.nf_conntrack_rtcache=2
 	[ "$status" -ne 0 ]
 	# on again
-	in_ns "$router" sysctl -qw net.netfilter.nf_conntrack_rtcache=1
-	udp_send "$client" 10.0.1.2 4004 10.0.9.9 5000 5
-	expect "hits when on" "$(rtc_stat "$router" hits)" -ge $((h + 4))
-	# per netns: the client netns (no conntrack) is untouched and stays on
-	run in_ns "$client" sysctl -n net.netfilter.nf_conntrack_rtcache
-	[ "$output" = 1 ]
+	rns "$router" busybox sysctl -qw net.netfilter.nf_conntrack_rtcache=1
+	udp_send 10.0.1.2 4004 10.0.9.9 5000 5
+	expect "hits when on" "$(rtc_d hits)" -eq $((h + 4))
+	# per netns: the client netns was not switched off
+	[ "$(rns "$client" busybox cat /proc/sys/net/netfilter/nf_conntrack_rtcache)" = 1 ]
 }
 
 @test "conntrack -F empties the table without traffic; never more entries than connections" {
 	command -v conntrack >/dev/null || skip "conntrack tool not installed"
 	local p
 	for p in 4010 4011 4012 4013 4014; do
-		udp_send "$client" 10.0.1.2 $p 10.0.9.9 5000 3
-		udp_send "$client" fd00:1::2 $p fd00:9::9 5000 3
+		udp_send 10.0.1.2 $p 10.0.9.9 5000 3
+		udp_send fd00:1::2 $p fd00:9::9 5000 3
 	done
-	expect entries "$(rtc_stat "$router" entries)" -eq 10
-	expect "entries <= conntracks" "$(rtc_stat "$router" entries)" -le \
-		"$(in_ns "$router" conntrack -C)"
-	in_ns "$router" conntrack -F 2>/dev/null
-	wait_until 5 stat_is "$router" entries 0
-	expect reclaimed "$(rtc_stat "$router" reclaimed)" -eq 10
-	# a connection after the flush is cached again
-	udp_send "$client" 10.0.1.2 4010 10.0.9.9 5000 3
-	expect "entries after" "$(rtc_stat "$router" entries)" -eq 1
+	expect entries "$(rtc_stat entries)" -eq 10
+	expect "entries <= conntracks" "$(rtc_stat entries)" -le \
+		"$(rns "$router" conntrack -C)"
+	rns "$router" conntrack -F 2>/dev/null
+	rwait 5 stat_is entries 0
+	expect reclaimed "$(rtc_d reclaimed)" -eq 10
+	# a new connection after the flush is cached again
+	udp_send 10.0.1.2 4010 10.0.9.9 5000 3
+	expect "entries after" "$(rtc_stat entries)" -eq 1
 }
 
-@test "rmmod during TCP transfers (IPv4 and IPv6): content intact, connections survive, no leak" {
+@test "rmmod during TCP transfers (IPv4 and IPv6): content intact, connections survive" {
 	command -v socat >/dev/null || skip "socat not installed"
-	local dir=$BATS_TEST_TMPDIR f
-	head -c 3000000 /dev/urandom >"$dir/data"
-	# slow the client down so the transfer runs while the module goes away
-	in_ns "$client" tc qdisc add dev c0 root tbf rate 8mbit burst 32kb latency 400ms
-	for f in 4 6; do
-		fam $f
-		in_ns "$server" socat -u TCP$F-LISTEN:6000,reuseaddr OPEN:"$dir/out$F",creat,trunc &
-		BG_PIDS+=" $!"
-	done
-	wait_until 5 in_ns "$server" ss -ltn "sport = :6000"
-	in_ns "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 &
-	local c4=$!
-	in_ns "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6000 &
-	local c6=$!
-	wait_until 10 stat_ge "$router" hits 200
+	local dir=$BATS_TEST_TMPDIR c4 c6
+	head -c 2000000 /dev/urandom >"$dir/data"
+	# slow the client down so the transfers run while the module goes away
+	rns "$client" tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
+	rns "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc 3>&- &
+	BG_PIDS+=" $!"
+	rns "$server" socat -u TCP6-LISTEN:6000,reuseaddr OPEN:"$dir/out6",creat,trunc 3>&- &
+	BG_PIDS+=" $!"
+	rwait 10 listening "${BG_PIDS##* }"
+	rns "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 3>&- &
+	c4=$!
+	rns "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6000 3>&- &
+	c6=$!
+	rwait 20 stat_ge hits 300
 	rmmod nf_conntrack_rtcache
 	[ ! -e /sys/module/nf_conntrack_rtcache ]
-	in_ns "$router" conntrack -L -p tcp 2>/dev/null | grep -c "dport=6000.*ESTABLISHED" | grep -qx 2
+	# both connections are still there and still running
+	[ "$(rns "$router" conntrack -L -p tcp 2>/dev/null | grep -c "ESTABLISHED.*dport=6000")" -eq 2 ]
+	kill -0 "$c4" && kill -0 "$c6"
 	wait "$c4"
 	wait "$c6"
-	wait_until 10 cmp -s "$dir/data" "$dir/out4"
-	wait_until 10 cmp -s "$dir/data" "$dir/out6"
-	# every dst released: deleting the namespaces does not hang
-	cleanup_all
-	no_refcount_wait
+	rwait 10 cmp -s "$dir/data" "$dir/out4"
+	rwait 10 cmp -s "$dir/data" "$dir/out6"
+	rns "$client" tc qdisc del dev c0 root
 }
 
-@test "modprobe/rmmod 50 times under load" {
-	local i p4 p6
-	in_ns "$client" ping -4 -q -i 0.002 10.0.9.9 >/dev/null 2>&1 &
-	p4=$!
-	in_ns "$client" ping -6 -q -i 0.002 fd00:9::9 >/dev/null 2>&1 &
-	p6=$!
-	BG_PIDS="$p4 $p6"
-	for i in $(seq 1 50); do
-		load_module nf_conntrack_rtcache
-		wait_until 5 stat_ge "$router" hits 1
+@test "modprobe/rmmod $((${RTC_LOOPS:-50})) times under load" {
+	local i
+	rns "$client" ping -4 -q -i 0.005 10.0.9.9 >/dev/null 2>&1 3>&- &
+	BG_PIDS+=" $!"
+	rns "$client" ping -6 -q -i 0.005 fd00:9::9 >/dev/null 2>&1 3>&- &
+	BG_PIDS+=" $!"
+	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
+		[ -e /sys/module/nf_conntrack_rtcache ] ||
+			insmod "$KMOD_DIR/nf_conntrack_rtcache.ko"
+		rwait 5 stat_ge hits 2
 		rmmod nf_conntrack_rtcache
 	done
-	kill "$p4" "$p6"
-	cleanup_all
-	no_refcount_wait
 }
 
-@test "netns create/delete 50 times with cached routes stays clean" {
-	local i rt
-	for i in $(seq 1 50); do
-		ns_create rt
-		rt=$rt
-		veth_link "$client" "x$i" "$rt" a
-		veth_link "$rt" b "$server" "y$i"
-		addr "$client" "x$i" "10.10.$i.2/24" "fd10:$i::2/64"
-		addr "$rt" a "10.10.$i.1/24" "fd10:$i::1/64"
-		addr "$rt" b "10.20.$i.1/24" "fd20:$i::1/64"
-		addr "$server" "y$i" "10.20.$i.2/24" "fd20:$i::2/64"
-		ip -n "$client" route add "10.20.$i.0/24" via "10.10.$i.1"
-		ip -n "$client" -6 route add "fd20:$i::/64" via "fd10:$i::1"
-		ip -n "$server" route add "10.10.$i.0/24" via "10.20.$i.1"
-		ip -n "$server" -6 route add "fd10:$i::/64" via "fd20:$i::1"
-		forwarding "$rt"
-		in_ns "$rt" nft add table ip t '{ chain f { type filter hook forward priority 0; ct state new counter; }; }'
-		in_ns "$rt" nft add table ip6 t '{ chain f { type filter hook forward priority 0; ct state new counter; }; }'
-		in_ns "$client" ping -4 -q -c 4 -i 0.01 "10.20.$i.2" >/dev/null
-		in_ns "$client" ping -6 -q -c 4 -i 0.01 "fd20:$i::2" >/dev/null
-		expect "entries in $rt" "$(rtc_stat "$rt" entries)" -eq 2
+@test "netns create/delete $((${RTC_LOOPS:-50})) times with cached routes" {
+	local i rt cpid spid
+	rns "$client" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+	cpid=$!
+	rns "$server" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+	spid=$!
+	BG_PIDS+=" $cpid $spid"
+	echo "table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }" >"$BATS_TEST_TMPDIR/ct.nft"
+	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
+		rt=rtc-loop-$i
+		ip netns add "$rt"
+		echo "$rt" >>"$(_ns_list)"
+		# the previous round's links go away asynchronously
+		rwait 10 dev_gone "$cpid" x
+		rwait 10 dev_gone "$spid" y
+		ip -n "$rt" -batch - <<-EOF
+		link set lo up
+		link add a type veth peer name x netns $client
+		link add b type veth peer name y netns $server
+		link set a up
+		link set b up
+		addr add 10.10.0.1/24 dev a
+		addr add fd10::1/64 dev a nodad
+		addr add 10.20.0.1/24 dev b
+		addr add fd20::1/64 dev b nodad
+		EOF
+		ip -n "$client" -batch - <<-EOF
+		link set x up
+		addr add 10.10.0.2/24 dev x
+		addr add fd10::2/64 dev x nodad
+		route add 10.20.0.0/24 via 10.10.0.1
+		route add fd20::/64 via fd10::1
+		EOF
+		ip -n "$server" -batch - <<-EOF
+		link set y up
+		addr add 10.20.0.2/24 dev y
+		addr add fd20::2/64 dev y nodad
+		route add 10.10.0.0/24 via 10.20.0.1
+		route add fd10::/64 via fd20::1
+		EOF
+		rns "$rt" busybox sh -c "
+			echo 1 >/proc/sys/net/ipv4/ip_forward
+			echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
+			nft -f $BATS_TEST_TMPDIR/ct.nft"
+		rns "$client" busybox sh -c "
+			busybox ping -4 -q -A -c 3 10.20.0.2 &&
+			busybox ping -6 -q -A -c 3 fd20::2" >/dev/null
+		rns "$rt" busybox cat /proc/net/stat/nf_conntrack_rtcache >"$BATS_TEST_TMPDIR/st"
+		expect "entries in $rt" "$(rtc_file_stat "$BATS_TEST_TMPDIR/st" entries)" -eq 2
 		ip netns del "$rt"
 	done
-	wait_until 20 dev_gone "$client" x50
+	rwait 10 dev_gone "$cpid" x
 	no_refcount_wait
 }
 
 @test "-m rtcache counters match cached packets only (iptables-legacy, ip6tables-nft)" {
 	load_module xt_rtcache
-	local f xt h0 h cached uncached
+	XT_USED="iptables-legacy ip6tables-nft"
+	local f xt cached uncached h0
 	for f in 4 6; do
 		fam $f
 		if [ $f = 4 ]; then xt=iptables-legacy; else xt=ip6tables-nft; fi
-		in_ns "$router" $xt -t mangle -A PREROUTING -m rtcache
-		in_ns "$router" $xt -t mangle -A PREROUTING -m rtcache ! --cached
-		h0=$(rtc_stat "$router" hits)
-		udp_send "$client" "$CLI" 4020 "$SRV" 5000 20
+		rns "$router" $xt -t mangle -A PREROUTING -m rtcache
+		rns "$router" $xt -t mangle -A PREROUTING -m rtcache ! --cached
+		h0=$(rtc_d hits)
+		udp_send "$CLI" 4020 "$SRV" 5000 20
 		# a new connection and the first packets of a flow are not cached
-		udp_send "$client" "$CLI" 4021 "$SRV" 5000 2
-		h=$(rtc_stat "$router" hits)
-		run in_ns "$router" $xt -t mangle -L PREROUTING -nvx
+		udp_send "$CLI" 4021 "$SRV" 5000 2
+		run rns "$router" $xt -t mangle -L PREROUTING -nvx
 		cached=$(echo "${lines[2]}" | awk '{print $1}')
 		uncached=$(echo "${lines[3]}" | awk '{print $1}')
-		expect "v$f cached == hits" "$cached" -eq $((h - h0))
+		expect "v$f cached == hits" "$cached" -eq $(($(rtc_d hits) - h0))
 		expect "v$f cached" "$cached" -eq 18
 		expect "v$f uncached" "$uncached" -eq 4
-		# packets of a cached flow on another interface do not match
-		ip -n "$client" $IPF route del "$PFX" via "$CLI_NH0" metric 10
-		udp_send "$client" "$CLI" 4020 "$SRV" 5000 5
-		run in_ns "$router" $xt -t mangle -L PREROUTING -nvx
+		# packets of a cached flow arriving on another interface do not match
+		ip -n "$client" route del "$PFX" via "$CLI_NH0" metric 10
+		udp_send "$CLI" 4020 "$SRV" 5000 5
+		run rns "$router" $xt -t mangle -L PREROUTING -nvx
 		expect "v$f cached, other iif" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 18
-		ip -n "$client" $IPF route add "$PFX" via "$CLI_NH0" metric 10
-		in_ns "$router" $xt -t mangle -F
+		expect "v$f uncached, other iif" "$(echo "${lines[3]}" | awk '{print $1}')" -eq 9
+		rtc_routes
+		rns "$router" $xt -t mangle -F
 	done
 }
 
-@test "-m rtcache ! --cached before rpfilter: cached flows pass, spoofed ones are dropped" {
+@test "-m rtcache ! --cached before -m rpfilter: cached flows pass, spoofed ones are dropped" {
 	load_module xt_rtcache
+	XT_USED="iptables-nft ip6tables-nft"
 	local f
 	for f in 4 6; do
 		fam $f
-		in_ns "$router" $XT-nft -t mangle -A PREROUTING -m rtcache ! --cached -m rpfilter --invert -j DROP
-		udp_send "$client" "$CLI" 4030 "$SRV" 5000 20
+		rns "$router" $XT-nft -t mangle -A PREROUTING -m rtcache ! --cached -m rpfilter --invert -j DROP
+		udp_send "$CLI" 4030 "$SRV" 5000 20
 		expect "v$f received" "$(srv_count "s0v$f")" -eq 20
-		run in_ns "$router" $XT-nft -t mangle -L PREROUTING -nvx
-		# evaluated (not cached) twice, never dropped
-		[[ "${lines[2]}" =~ ^\ *0\  ]]
-		ip -n "$client" $IPF route del "$PFX" via "$CLI_NH0" metric 10
-		udp_send "$client" "$CLI" 4030 "$SRV" 5000 10
-		expect "v$f received spoofed" "$(srv_count "s0v$f")" -eq 20
-		run in_ns "$router" $XT-nft -t mangle -L PREROUTING -nvx
-		[[ "${lines[2]}" =~ ^\ *10\  ]]
-		in_ns "$router" $XT-nft -t mangle -F
+		run rns "$router" $XT-nft -t mangle -L PREROUTING -nvx
+		expect "v$f dropped" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 0
+		ip -n "$client" route del "$PFX" via "$CLI_NH0" metric 10
+		udp_send "$CLI" 4030 "$SRV" 5000 10
+		expect "v$f received, spoofed" "$(srv_count "s0v$f")" -eq 20
+		run rns "$router" $XT-nft -t mangle -L PREROUTING -nvx
+		expect "v$f dropped, spoofed" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 10
+		rtc_routes
+		rns "$router" $XT-nft -t mangle -F
 	done
 }
 
 @test "-m rtcache: save/restore round-trip on both backends, raw table refused" {
 	load_module xt_rtcache
-	local xt rules before after
-	for xt in iptables-legacy iptables-nft ip6tables-legacy ip6tables-nft; do
-		in_ns "$router" $xt -t mangle -N rpf
-		in_ns "$router" $xt -t mangle -A rpf -m rtcache -j RETURN
-		in_ns "$router" $xt -t mangle -A rpf -m rpfilter --invert -j DROP
-		in_ns "$router" $xt -t mangle -A PREROUTING -j rpf
-		in_ns "$router" $xt -t mangle -A PREROUTING -i r0 -m rtcache ! --cached -m rpfilter --invert -j DROP
-		in_ns "$router" $xt -A FORWARD -m rtcache -j ACCEPT
-		before=$(in_ns "$router" "${xt/tables/tables-save}" | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//')
+	XT_USED="iptables-legacy iptables-nft ip6tables-legacy ip6tables-nft"
+	local xt before after
+	for xt in $XT_USED; do
+		rns "$router" "$xt-restore" --noflush <<-'EOF'
+		*mangle
+		:rpf - [0:0]
+		-A PREROUTING -j rpf
+		-A PREROUTING -i r0 -m rtcache ! --cached -m rpfilter --invert -j DROP
+		-A rpf -m rtcache --cached -j RETURN
+		-A rpf -m rpfilter --invert -j DROP
+		COMMIT
+		*filter
+		-A FORWARD -m rtcache -j ACCEPT
+		COMMIT
+		EOF
+		before=$(rns "$router" "$xt-save" | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//')
 		[[ "$before" == *"-A rpf -m rtcache -j RETURN"* ]]
-		[[ "$before" == *"-m rtcache ! --cached -m rpfilter --invert -j DROP"* ]]
-		in_ns "$router" "${xt/tables/tables-save}" >"$BATS_TEST_TMPDIR/saved"
-		in_ns "$router" $xt -t mangle -F
-		in_ns "$router" $xt -t mangle -X
-		in_ns "$router" $xt -F
-		in_ns "$router" "${xt/tables/tables-restore}" <"$BATS_TEST_TMPDIR/saved"
-		after=$(in_ns "$router" "${xt/tables/tables-save}" | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//')
+		[[ "$before" == *"-A PREROUTING -i r0 -m rtcache ! --cached -m rpfilter --invert -j DROP"* ]]
+		[[ "$before" == *"-A FORWARD -m rtcache -j ACCEPT"* ]]
+		rns "$router" "$xt-save" >"$BATS_TEST_TMPDIR/saved"
+		rns "$router" "$xt" -t mangle -F
+		rns "$router" "$xt" -t mangle -X
+		rns "$router" "$xt" -F
+		rns "$router" "$xt-restore" <"$BATS_TEST_TMPDIR/saved"
+		after=$(rns "$router" "$xt-save" | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//')
 		[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2; false; }
-		run in_ns "$router" $xt -t raw -A PREROUTING -m rtcache -j ACCEPT
+		run rns "$router" "$xt" -t raw -A PREROUTING -m rtcache -j ACCEPT
 		[ "$status" -ne 0 ]
-		in_ns "$router" $xt -t mangle -F
-		in_ns "$router" $xt -t mangle -X
-		in_ns "$router" $xt -F
+		rns "$router" "$xt" -t mangle -F
+		rns "$router" "$xt" -t mangle -X
+		rns "$router" "$xt" -F
 	done
+}
+
+@test "rmmod with cached routes, then deleting every namespace: no reference left" {
+	udp_send 10.0.1.2 4040 10.0.9.9 5000 5
+	udp_send fd00:1::2 4040 fd00:9::9 5000 5
+	rns "$client" busybox ping -4 -q -A -c 5 10.0.9.9
+	expect entries "$(rtc_stat entries)" -eq 3
+	unload_module xt_rtcache
+	rmmod nf_conntrack_rtcache
+	_ns_list() { echo "$RTC_FILE_NSLIST"; }
+	cleanup_all
+	no_refcount_wait
 }

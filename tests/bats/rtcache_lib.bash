@@ -1,28 +1,60 @@
 # Helpers for tests/bats/rtcache.bats (loaded after helpers.bash).
+#
+# Process start-up is the expensive part in the TCG guest (an `ip netns exec`
+# costs seconds there), so these helpers enter namespaces with the static
+# busybox nsenter, read statistics through /proc/PID/net of a process parked
+# in the router namespace, and batch ip commands.
+
+# rns NS CMD... : run CMD in network namespace NS (no mount namespace work).
+rns() {
+	local ns=$1
+	shift
+	busybox nsenter --net="/run/netns/$ns" "$@"
+}
+
+# nap SECONDS : sleep without starting a process.
+nap() {
+	[ -n "${NAP_FD:-}" ] || exec {NAP_FD}<> <(:)
+	read -rt "$1" -u "$NAP_FD" || true
+}
+
+# rwait TIMEOUT_S CMD... : like wait_until, polling with nap.
+rwait() {
+	local timeout=$1 i
+	shift
+	for ((i = 0; i < timeout * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		nap 0.1
+	done
+	echo "timed out after ${timeout}s waiting for: $*" >&2
+	return 1
+}
 
 # rtc_topo: topo_crs plus a second link on each side of the router, the
 # service address on the server's loopback, conntrack + rp_filter=1 on the
-# router, packet counters on the server.
+# router, packet counters on the server, a parked process in the router.
 rtc_topo() {
 	topo_crs
 	veth_link "$client" c1 "$router" r2
 	veth_link "$router" r3 "$server" s1
-	addr "$client" c1 10.0.3.2/24 fd00:3::2/64
-	addr "$router" r2 10.0.3.1/24 fd00:3::1/64
-	addr "$router" r3 10.0.4.1/24 fd00:4::1/64
-	addr "$server" s1 10.0.4.2/24 fd00:4::2/64
-	addr "$server" lo 10.0.9.9/32 fd00:9::9/128
-	# router: the service is on path A (r1) until a test moves it
-	ip -n "$router" route add 10.0.9.9/32 via 10.0.2.2
-	ip -n "$router" -6 route add fd00:9::9/128 via fd00:2::2
-	# client: the service via c0; via c1 only as a worse alternative
-	ip -n "$client" route add 10.0.9.9/32 via 10.0.1.1 metric 10
-	ip -n "$client" route add 10.0.9.9/32 via 10.0.3.1 metric 20
-	ip -n "$client" -6 route add fd00:9::9/128 via fd00:1::1 metric 10
-	ip -n "$client" -6 route add fd00:9::9/128 via fd00:3::1 metric 20
-	in_ns "$router" sysctl -qw net.ipv4.conf.all.rp_filter=1 \
-		net.ipv4.conf.default.rp_filter=1
-	in_ns "$router" nft -f - <<-'EOF'
+	ip -n "$client" -batch - <<-'EOF'
+	addr add 10.0.3.2/24 dev c1
+	addr add fd00:3::2/64 dev c1 nodad
+	EOF
+	ip -n "$router" -batch - <<-'EOF'
+	addr add 10.0.3.1/24 dev r2
+	addr add fd00:3::1/64 dev r2 nodad
+	addr add 10.0.4.1/24 dev r3
+	addr add fd00:4::1/64 dev r3 nodad
+	EOF
+	ip -n "$server" -batch - <<-'EOF'
+	addr add 10.0.4.2/24 dev s1
+	addr add fd00:4::2/64 dev s1 nodad
+	addr add 10.0.9.9/32 dev lo
+	addr add fd00:9::9/128 dev lo nodad
+	EOF
+	rtc_routes
+	rns "$router" nft -f - <<-'EOF'
 	table inet fw {
 		chain forward {
 			type filter hook forward priority 0; policy accept;
@@ -31,7 +63,7 @@ rtc_topo() {
 	}
 	EOF
 	# server: count (and drop: no ICMP errors) what reaches the service
-	in_ns "$server" nft -f - <<-'EOF'
+	rns "$server" nft -f - <<-'EOF'
 	table inet cnt {
 		chain pre {
 			type filter hook prerouting priority 0; policy accept;
@@ -43,6 +75,38 @@ rtc_topo() {
 		}
 	}
 	EOF
+	rns "$router" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+	RPID=$!
+	export RPID
+}
+
+# rtc_routes : (re)install the routes of the test topology.
+#   router: the service via path A (r1) until a test moves it
+#   client: the service via c0; via c1 only as a worse alternative
+rtc_routes() {
+	ip -n "$router" -batch - <<-'EOF'
+	link set r1 up
+	route replace 10.0.9.9/32 via 10.0.2.2
+	route replace fd00:9::9/128 via fd00:2::2
+	EOF
+	ip -n "$client" -batch - <<-'EOF'
+	route replace 10.0.9.9/32 via 10.0.1.1 metric 10
+	route replace 10.0.9.9/32 via 10.0.3.1 metric 20
+	route replace fd00:9::9/128 via fd00:1::1 metric 10
+	route replace fd00:9::9/128 via fd00:3::1 metric 20
+	EOF
+}
+
+# rtc_reset : routes, sysctls, empty cache, zero server counters, baseline.
+rtc_reset() {
+	rtc_routes
+	rns "$router" busybox sh -c '
+		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache
+		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache_flush
+		echo 1 >/proc/sys/net/ipv4/conf/all/rp_filter
+		echo 0 >/proc/sys/net/ipv4/conf/r2/rp_filter'
+	rns "$server" nft reset counters table inet cnt >/dev/null
+	rtc_base
 }
 
 # fam 4|6 : addresses of the service test for one family.
@@ -50,21 +114,19 @@ fam() {
 	F=$1
 	if [ "$F" = 4 ]; then
 		IPF=-4 SRV=10.0.9.9 CLI=10.0.1.2 NHA=10.0.2.2 NHB=10.0.4.2
-		PFX=10.0.9.9/32 CLI_NH0=10.0.1.1 PING="ping -4"
-		XT=iptables
+		PFX=10.0.9.9/32 CLI_NH0=10.0.1.1 XT=iptables
 	else
 		IPF=-6 SRV=fd00:9::9 CLI=fd00:1::2 NHA=fd00:2::2 NHB=fd00:4::2
-		PFX=fd00:9::9/128 CLI_NH0=fd00:1::1 PING="ping -6"
-		XT=ip6tables
+		PFX=fd00:9::9/128 CLI_NH0=fd00:1::1 XT=ip6tables
 	fi
 }
 
-# rtc_stat NS COLUMN : a column of /proc/net/stat/nf_conntrack_rtcache,
+# rtc_file_stat FILE COLUMN : a column of an nf_conntrack_rtcache stat file,
 # summed over CPUs ("entries" is per netns and not summed, as lnstat does).
-rtc_stat() {
+rtc_file_stat() {
 	local col=$2 i idx=-1 sum=0 names vals
 	{
-		read -r -a names
+		read -r -a names || return 1
 		for i in "${!names[@]}"; do
 			[ "${names[$i]}" = "$col" ] && idx=$i
 		done
@@ -76,65 +138,80 @@ rtc_stat() {
 				sum=$((sum + 16#${vals[$idx]}))
 			fi
 		done
-	} < <(in_ns "$1" cat /proc/net/stat/nf_conntrack_rtcache)
+	} <"$1"
 	echo "$sum"
 }
 
-# rtc_stats NS : "name=value ..." of every column (for failure messages).
+# rtc_stat COLUMN : router statistics (read without starting a process).
+rtc_stat() {
+	rtc_file_stat "/proc/$RPID/net/stat/nf_conntrack_rtcache" "$1"
+}
+
+RTC_COLS="entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed"
+
+# rtc_base : remember the router counters; rtc_d COLUMN gives the increase.
+rtc_base() {
+	local c
+	declare -gA RTC_BASE
+	for c in $RTC_COLS; do
+		RTC_BASE[$c]=$(rtc_stat "$c")
+	done
+}
+
+rtc_d() {
+	echo $(($(rtc_stat "$1") - ${RTC_BASE[$1]:-0}))
+}
+
+# rtc_stats : "name=increase ..." of every column (for failure messages).
 rtc_stats() {
 	local c out=
-	for c in entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed; do
-		out+="$c=$(rtc_stat "$1" $c) "
+	for c in $RTC_COLS; do
+		out+="$c=$(rtc_d $c) "
 	done
 	echo "$out"
 }
 
 # srv_count NAME : packets counted by the server rule with comment NAME.
 srv_count() {
-	in_ns "$server" nft list chain inet cnt pre |
+	rns "$server" nft list chain inet cnt pre |
 		sed -n "s/.*counter packets \([0-9]*\) .*comment \"$1\".*/\1/p"
 }
 
-# udp_send NS SRC SPORT DST DPORT COUNT : COUNT datagrams of one 5-tuple.
+# udp_send SRC SPORT DST DPORT COUNT [NS] : COUNT datagrams of one 5-tuple,
+# from the client unless NS is given.
 udp_send() {
-	local ns=$1
-	shift
-	in_ns "$ns" /usr/bin/python3 -c '
-import socket, sys, time
-src, sport, dst, dport, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((src, sport))
-for i in range(n):
-    try:
-        s.sendto(b"x" * 32, (dst, dport))
-    except OSError:
-        pass
-    time.sleep(0.002)
-' "$@"
+	local f=$BATS_TEST_TMPDIR/pkts$5 proto=UDP4 src=$1 dst=$3
+	[ -e "$f" ] || printf '%*s' $(($5 * 32)) '' >"$f"
+	case $dst in *:*) proto=UDP6 src="[$src]" dst="[$dst]" ;; esac
+	rns "${6:-$client}" socat -b 32 -u OPEN:"$f",rdonly \
+		"$proto-SENDTO:$dst:$4,bind=$src:$2,reuseaddr"
 }
 
-# expect NAME ACTUAL OP EXPECTED : arithmetic assertion with a readable failure.
+# expect NAME ACTUAL OP EXPECTED : test(1) assertion with a readable failure.
 expect() {
-	if ! (($2 $3 $4)); then
-		echo "expected $1 $3 $4, got $2 ($(rtc_stats "$router"))" >&2
+	if ! [ "$2" "$3" "$4" ]; then
+		echo "expected $1 $3 $4, got $2 (increase: $(rtc_stats))" >&2
 		return 1
 	fi
 }
 
-# stat_is NS COLUMN VALUE : for wait_until.
-stat_is() { [ "$(rtc_stat "$1" "$2")" -eq "$3" ]; }
-stat_ge() { [ "$(rtc_stat "$1" "$2")" -ge "$3" ]; }
+stat_ge() { [ "$(rtc_stat "$1")" -ge "$2" ]; }
+stat_is() { [ "$(rtc_stat "$1")" -eq "$2" ]; }
 
-# dev_gone NS DEV : true once DEV no longer exists in NS.
-dev_gone() { ! ip -n "$1" link show "$2" >/dev/null 2>&1; }
+# listening PID : process PID listens on TCP port 6000.
+listening() {
+	grep -qE ':1770 0+:0000 0A' "/proc/$1/net/tcp" &&
+		grep -qE ':1770 0+:0000 0A' "/proc/$1/net/tcp6"
+}
+
+# dev_gone PID DEV : DEV no longer exists in the netns of process PID.
+dev_gone() { ! grep -q "^ *$2:" "/proc/$1/net/dev"; }
 
 # no_refcount_wait : the kernel log has no "waiting for X to become free".
 # With net.core.netdev_unregister_timeout_secs=1 (set by the suite) a leaked
 # reference is reported about a second after the device is unregistered.
 no_refcount_wait() {
-	sleep 2.5	# the kernel reports after the timeout: nothing to poll
+	nap 3	# the kernel reports after the timeout: nothing to poll for
 	if dmesg | grep -q "waiting for .* to become free"; then
 		dmesg | grep "waiting for .* to become free" | head -3 >&2
 		return 1
