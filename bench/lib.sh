@@ -34,7 +34,7 @@ export PATH="$BIN_DIR:$PATH"
 SND=bsnd RTR=brtr RCV=brcv
 SPID='' RPID=''
 
-log() { echo "bench: $*" >&2; }
+log() { echo "bench: $*" | tee -a "${BENCH_CSV%.csv}.log" >&2; }
 die() { log "FATAL: $*"; exit 1; }
 
 # ---- topology -----------------------------------------------------------------
@@ -287,7 +287,7 @@ run_configs() {
 			pg_setup "$fam" "${!dv:-$dst}"
 			if ! why=$(cfg_${c}_on 2>&1); then
 				log "$table/$fam/$c: setup failed: $why"
-				csv "$table,$fam,$c,$r,na:setup failed: $(echo "$why" | head -n 1 | tr -d ',')"
+				csv "$table,$fam,$c,$r,na:setup failed"
 				cfg_${c}_off >/dev/null 2>&1
 				continue
 			fi

@@ -98,8 +98,8 @@ END {
 	hdr = "| configuration |"
 	sep = "|---|"
 	for (i = 1; i <= nfam; i++) {
-		hdr = hdr " " famname(fams[i]) " pps | vs base |"
-		sep = sep "---:|---:|"
+		hdr = hdr " " famname(fams[i]) " pps | instr/pkt | vs base |"
+		sep = sep "---:|---:|---:|"
 	}
 	print hdr
 	print sep
@@ -118,18 +118,18 @@ END {
 				cell = grp(m)
 				if (k in bad) { cell = cell " (!)"; anybad = 1 }
 				if (k in failed) { cell = cell " (*)"; anyfail = 1 }
-				if (kb in vals && median(vals[kb]) > 0) {
+				if (m > 0 && kb in vals && median(vals[kb]) > 0) {
 					mb = median(vals[kb])
 					ratio = sprintf("%.3fx (%+.1f%%)", m / mb, (m / mb - 1) * 100)
 				} else
 					ratio = ""
-				line = line " " cell " | " ratio " |"
+				line = line " " cell " | " (m > 0 ? grp(1e9 / m) : "") " | " ratio " |"
 			} else if (k in na) {
-				line = line " n/a (" na[k] ") | |"
+				line = line " n/a (" na[k] ") | | |"
 			} else if (k in failed) {
-				line = line " n/a (" failed[k] ") | |"
+				line = line " n/a (" failed[k] ") | | |"
 			} else {
-				line = line " | |"
+				line = line " | | |"
 			}
 		}
 		print line

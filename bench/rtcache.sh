@@ -36,7 +36,7 @@ rpf_sysctl() {
 ct_on() {
 	in_rtr nft -f - <<'EOF'
 table inet bench {
-	chain fwd {
+	chain forward {
 		type filter hook forward priority filter;
 		ct state invalid drop
 	}
@@ -77,7 +77,7 @@ table inet bench {
 		hook ingress priority filter
 		devices = { r0, r1 }
 	}
-	chain fwd {
+	chain forward {
 		type filter hook forward priority filter;
 		ct state invalid drop
 		meta l4proto udp flow add @ft
