@@ -18,8 +18,17 @@ Q := $(if $(filter 1,$(V)),,@)
 
 # ---- kernels ---------------------------------------------------------------
 # KERNELS: releases to build modules for (each needs /lib/modules/<rel>/build).
-# Default: the one configure chose.
+# Default: the one configure chose. `make check` and `make bench` default to
+# every installed kernel that has both headers and an image (the test matrix).
+INSTALLED_KERNELS := $(foreach r,$(patsubst /lib/modules/%/build/Makefile,%,\
+	$(wildcard /lib/modules/*/build/Makefile)),$(if $(wildcard /boot/vmlinuz-$(r)),$(r)))
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+KERNELS ?= $(or $(INSTALLED_KERNELS),$(KERNELRELEASE_CONFIGURED))
+endif
 KERNELS ?= $(KERNELRELEASE_CONFIGURED)
+# Second kernel of the test matrix, installed by `make deps` for check/bench
+# (bookworm-backports). Empty it to test only what is installed.
+TEST_KERNELS ?= 6.12
 kbuild_for = $(if $(filter $(1),$(KERNELRELEASE_CONFIGURED)),$(KBUILD_DIR),/lib/modules/$(1)/build)
 
 KSRC   := $(wildcard $(TOP)/kernel/*.c) $(wildcard $(TOP)/kernel/*.h) $(TOP)/kernel/Kbuild
@@ -56,13 +65,15 @@ help:
 
 # ---- bootstrap ---------------------------------------------------------------
 $(TOP)/config.mk: $(TOP)/configure.ac $(TOP)/config.mk.in
-	$(Q)if [ -n "$(filter check demo bench,$(MAKECMDGOALS))" ]; then $(TOP)/scripts/deps.sh; fi
+	$(Q)if [ -n "$(filter check demo bench,$(MAKECMDGOALS))" ]; then \
+	  $(TOP)/scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),--kernels "$(TEST_KERNELS)"); fi
 	$(Q)command -v autoreconf >/dev/null || { echo "autoconf missing: run 'make deps' (or apt-get install autoconf pkg-config)"; exit 1; }
 	$(Q)cd $(TOP) && if [ -x config.status ] && [ config.status -nt configure.ac ]; then ./config.status; \
 	  else autoreconf -fi && ./configure $(CONFIGURE_ARGS); fi
 
+# make deps [TEST_KERNELS=6.12]: build/test packages, plus the test kernels
 deps:
-	$(Q)$(TOP)/scripts/deps.sh $(if $(WITH_KERNELS),--kernels "$(WITH_KERNELS)")
+	$(Q)$(TOP)/scripts/deps.sh --kernels "$(TEST_KERNELS)"
 
 # ---- kernel modules ----------------------------------------------------------
 # Kbuild writes its objects next to the sources, so each kernel gets its own
