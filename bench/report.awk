@@ -7,7 +7,7 @@
 #   base <tab> CONFIG           the ratio column divides by this row
 #   note|seed|loadrate <tab> text   printed under the table
 # NAME.csv: table,family,config,round,pps,delivered  or  table,family,config,,na:why
-#           or table,family,config,,key=value (printed under the table)
+#           or table,family,config,,key=value (other figures; not printed)
 
 function median(s,    n, a, i, j, t) {
 	n = split(s, a, " ")
@@ -68,18 +68,8 @@ file == 2 {
 	fam = f[2]; c = f[3]; v = f[5]
 	if (c == "") next
 	if (!(fam in famseen)) { famseen[fam] = 1; fams[++nfam] = fam }
-	if (!(c in label) && !(c in extra)) {
-		if (v ~ /=/ && f[4] == "") {
-			extras[++nextras] = c " (" famname(fam) "): " v
-			extra[c] = 1
-			next
-		}
-		label[c] = c; rows[++nrows] = c
-	}
-	if (v ~ /=/ && f[4] == "") {
-		extras[++nextras] = label[c] " (" famname(fam) "): " v
-		next
-	}
+	if (v ~ /=/ && f[4] == "") next	# key=value figures: the meta file has the text
+	if (!(c in label)) { label[c] = c; rows[++nrows] = c }
 	k = fam SUBSEP c
 	if (v ~ /^na:/) {
 		why = substr(v, 4)
@@ -139,5 +129,4 @@ END {
 	if (anybad) print "(!) some packets did not reach the receiver's UDP intact (wrong address or checksum)."
 	if (anyfail) print "(*) the configuration failed to set up in some rounds; median of the others."
 	for (i = 1; i <= nnotes; i++) print notes[i] "  "
-	for (i = 1; i <= nextras; i++) print extras[i] "  "
 }
