@@ -29,6 +29,7 @@ export PATH="$BIN_DIR:$PATH"
 
 : "${BENCH_CSV:=${VM_RESULTS:-/tmp}/bench.csv}"
 : "${BENCH_PKTS:=100000}" # packets per measurement (about 1 guest second)
+: "${BENCH_WARMUP_PKTS:=5000}" # packets sent before each measurement, not counted
 : "${BENCH_ROUNDS:=3}"    # interleaved rounds per configuration
 
 SND=bsnd RTR=brtr RCV=brcv
@@ -290,6 +291,11 @@ run_configs() {
 				csv "$table,$fam,$c,$r,na:setup failed"
 				cfg_${c}_off >/dev/null 2>&1
 				continue
+			fi
+			if [ "$BENCH_WARMUP_PKTS" -gt 0 ]; then
+				_pg s0 "count $BENCH_WARMUP_PKTS"
+				pg_run
+				_pg s0 "count $BENCH_PKTS"
 			fi
 			out=$(measure "$fam")
 			cfg_${c}_off >/dev/null 2>&1
