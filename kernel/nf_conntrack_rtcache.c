@@ -35,6 +35,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/netdevice.h>
@@ -83,6 +84,7 @@ struct rtc_dir {
 	int iif;		/* input interface of the recorded packet */
 	u32 mark;		/* skb->mark of the recorded packet */
 	u8 dsfield;		/* DSCP of the recorded packet (ECN masked) */
+	u8 rpf;			/* IPv4: rp_filter of the input device then */
 };
 
 struct rtc_entry {
@@ -205,6 +207,20 @@ static u8 rtc_dsfield(const struct sk_buff *skb, u8 pf)
 	return ds & ~INET_ECN_MASK;
 }
 
+/*
+ * The kernel checks rp_filter per packet and does not flush routes when it
+ * changes: a flow cached under another setting must meet the check again.
+ */
+static u8 rtc_rpf(const struct net_device *in, u8 pf)
+{
+	struct in_device *in_dev;
+
+	if (pf != NFPROTO_IPV4)
+		return 0;
+	in_dev = __in_dev_get_rcu(in);
+	return in_dev ? IN_DEV_RPFILTER(in_dev) : 0xff;
+}
+
 /* ---- packet path ----------------------------------------------------------- */
 
 static bool rtc_ctinfo_ok(enum ip_conntrack_info ctinfo)
@@ -253,7 +269,8 @@ static struct dst_entry *rtc_find(struct rtc_net *rn, const struct sk_buff *skb,
 		*res = RTC_WRONG_IIF;
 		return NULL;
 	}
-	if (d->mark != skb->mark || d->dsfield != rtc_dsfield(skb, pf))
+	if (d->mark != skb->mark || d->dsfield != rtc_dsfield(skb, pf) ||
+	    d->rpf != rtc_rpf(in, pf))
 		return NULL;
 	dst = rtc_dir_dst(d, rn->net, pf);
 	if (!dst) {
@@ -351,7 +368,8 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 
 		if (d->dst == dst && d->iif == fresh->iif &&
 		    d->mark == fresh->mark && d->dsfield == fresh->dsfield &&
-		    d->cookie == fresh->cookie && d->gen == fresh->gen)
+		    d->rpf == fresh->rpf && d->cookie == fresh->cookie &&
+		    d->gen == fresh->gen)
 			return;
 	}
 	if (!e && atomic_read(&rn->count) >= nf_conntrack_count(rn->net)) {
@@ -432,6 +450,7 @@ static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
 	fresh.iif = state->in->ifindex;
 	fresh.mark = skb->mark;
 	fresh.dsfield = rtc_dsfield(skb, state->pf);
+	fresh.rpf = rtc_rpf(state->in, state->pf);
 	if (state->pf == NFPROTO_IPV6) {
 		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
 		fresh.gen = rtc_gen6(state->net);

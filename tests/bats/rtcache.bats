@@ -185,6 +185,11 @@ rpf_drops() {
 	udp_send 10.0.1.2 4003 10.0.9.9 5000 10
 	expect "received via c1 without rp_filter" "$(srv_count s0v4)" -eq 20
 	expect "hits via r2" "$(rtc_d hits)" -eq 17
+	# rp_filter on again: the flow cached without it is checked again
+	rns "$router" busybox sysctl -qw net.ipv4.conf.all.rp_filter=1
+	udp_send 10.0.1.2 4003 10.0.9.9 5000 5
+	expect "received via c1 with rp_filter again" "$(srv_count s0v4)" -eq 20
+	expect "hits via r2 with rp_filter again" "$(rtc_d hits)" -eq 17
 }
 
 @test "IPv6: second ingress interface is not served from the cache, rpfilter drops it" {

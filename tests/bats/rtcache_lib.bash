@@ -31,8 +31,8 @@ rwait() {
 }
 
 # rtc_topo: topo_crs plus a second link on each side of the router, the
-# service address on the server's loopback, conntrack + rp_filter=1 on the
-# router, packet counters on the server, a parked process in the router.
+# service address on the server's loopback, conntrack on the router, packet
+# counters on the server.
 rtc_topo() {
 	topo_crs
 	veth_link "$client" c1 "$router" r2
@@ -75,9 +75,13 @@ rtc_topo() {
 		}
 	}
 	EOF
-	rns "$router" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+}
+
+# rtc_anchor : park a process in the router netns, RPID (stats via /proc/RPID).
+rtc_anchor() {
+	rns "$router" busybox sleep 100000 >/dev/null 2>&1 3>&- &
 	RPID=$!
-	export RPID
+	BG_PIDS+=" $RPID"
 }
 
 # rtc_routes : (re)install the routes of the test topology.
@@ -97,15 +101,15 @@ rtc_routes() {
 	EOF
 }
 
-# rtc_reset : routes, sysctls, empty cache, zero server counters, baseline.
+# rtc_reset : routes, sysctls (rp_filter=1), empty cache, baselines.
 rtc_reset() {
+	rtc_anchor
 	rtc_routes
 	rns "$router" busybox sh -c '
 		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache
 		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache_flush
 		echo 1 >/proc/sys/net/ipv4/conf/all/rp_filter
 		echo 0 >/proc/sys/net/ipv4/conf/r2/rp_filter'
-	rns "$server" nft reset counters table inet cnt >/dev/null
 	rtc_base
 }
 
@@ -149,13 +153,17 @@ rtc_stat() {
 
 RTC_COLS="entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed"
 
-# rtc_base : remember the router counters; rtc_d COLUMN gives the increase.
+# rtc_base : remember the router and server counters; rtc_d COLUMN and
+# srv_count NAME give the increase.
 rtc_base() {
-	local c
-	declare -gA RTC_BASE
+	local c n v
+	declare -gA RTC_BASE SRV_BASE
 	for c in $RTC_COLS; do
 		RTC_BASE[$c]=$(rtc_stat "$c")
 	done
+	while read -r n v; do
+		SRV_BASE[$n]=$v
+	done < <(srv_counts)
 }
 
 rtc_d() {
@@ -171,10 +179,18 @@ rtc_stats() {
 	echo "$out"
 }
 
-# srv_count NAME : packets counted by the server rule with comment NAME.
-srv_count() {
+# srv_counts : "NAME PACKETS" of each server counter.
+srv_counts() {
 	rns "$server" nft list chain inet cnt pre |
-		sed -n "s/.*counter packets \([0-9]*\) .*comment \"$1\".*/\1/p"
+		sed -n 's/.*counter packets \([0-9]*\) .*comment "\(.*\)".*/\2 \1/p'
+}
+
+# srv_count NAME : packets counted by the server rule NAME since rtc_base.
+srv_count() {
+	local n v
+	while read -r n v; do
+		[ "$n" = "$1" ] && echo $((v - ${SRV_BASE[$n]:-0}))
+	done < <(srv_counts)
 }
 
 # udp_send SRC SPORT DST DPORT COUNT [NS] : COUNT datagrams of one 5-tuple,
