@@ -546,35 +546,44 @@ out_unlock:
 	return err;
 }
 
+/* The entry ILA_MAP_A_IDENT of the map ILA_MAP_A_NAME; mn->lock held. */
+static struct nf_ila_map_entry *
+nf_ila_map_entry_from_info(struct nf_ila_map_net *mn, struct genl_info *info,
+			   struct nf_ila_map **mapp)
+{
+	struct nf_ila_map_entry *e;
+	struct nf_ila_map *map;
+	__be64 ident;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
+		return ERR_PTR(-EINVAL);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map))
+		return ERR_CAST(map);
+	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
+	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
+	if (!e) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
+				    "identifier not in map");
+		return ERR_PTR(-ENOENT);
+	}
+	*mapp = map;
+	return e;
+}
+
 static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
 	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
-	__be64 ident;
-	int err = 0;
-
-	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
-		return -EINVAL;
-	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
+	int err;
 
 	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
-	if (IS_ERR(map)) {
-		err = PTR_ERR(map);
-		goto out_unlock;
-	}
-	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
-	if (!e) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
-				    "identifier not in map");
-		err = -ENOENT;
-		goto out_unlock;
-	}
-	err = rhashtable_remove_fast(&map->ht, &e->node, nf_ila_map_params);
+	e = nf_ila_map_entry_from_info(mn, info, &map);
+	err = IS_ERR(e) ? PTR_ERR(e) :
+	      rhashtable_remove_fast(&map->ht, &e->node, nf_ila_map_params);
 	if (!err)
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
-out_unlock:
 	mutex_unlock(&mn->lock);
 	return err;
 }
@@ -585,32 +594,16 @@ static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
 	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
 	struct sk_buff *msg;
-	__be64 ident;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
-		return -EINVAL;
-	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-
 	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
-	if (IS_ERR(map)) {
-		err = PTR_ERR(map);
-		goto out_unlock;
-	}
-	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
-	if (!e) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
-				    "identifier not in map");
-		err = -ENOENT;
-		goto out_unlock;
-	}
-	err = nf_ila_map_fill_entry(msg, info->snd_portid, info->snd_seq, 0,
+	e = nf_ila_map_entry_from_info(mn, info, &map);
+	err = IS_ERR(e) ? PTR_ERR(e) :
+	      nf_ila_map_fill_entry(msg, info->snd_portid, info->snd_seq, 0,
 				    e, map->name);
-out_unlock:
 	mutex_unlock(&mn->lock);
 	if (err) {
 		nlmsg_free(msg);

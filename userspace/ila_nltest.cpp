@@ -46,6 +46,14 @@ int main(int argc, char **argv)
 	const char *m = map.c_str();
 	const std::uint64_t id = htobe64(0xdead), loc = htobe64(0x20010db8ffff0000ULL);
 
+	// a well-formed "map add MAP 0:0:0:dead 2001:db8:ffff:0" that cases spoil
+	auto good_add = [&](nlmsghdr *n, genlmsghdr *g) {
+		g->cmd = ILA_MAP_CMD_NEWENTRY;
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
+		mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+	};
+
 	std::vector<Case> cases = {
 		{"ident as u32 (wrong type)",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
@@ -97,34 +105,22 @@ int main(int argc, char **argv)
 		 }},
 		{"csum mode 9 (out of range)",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 good_add(n, g);
 			 mnl_attr_put_u8(n, ILA_MAP_A_CSUM_MODE, 9);
 		 }},
 		{"csum mode as u32 (wrong type)",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 good_add(n, g);
 			 mnl_attr_put_u32(n, ILA_MAP_A_CSUM_MODE, 1);
 		 }},
 		{"unknown attribute type",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 good_add(n, g);
 			 mnl_attr_put_u32(n, ILA_MAP_A_MAX + 7, 1);
 		 }},
 		{"reply-only attribute (entries) in a request",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 good_add(n, g);
 			 mnl_attr_put_u32(n, ILA_MAP_A_ENTRIES, 1);
 		 }},
 		{"attribute length beyond the message (truncated)",
@@ -138,29 +134,20 @@ int main(int argc, char **argv)
 		 }},
 		{"trailing garbage after the attributes",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
+			 good_add(n, g);
 			 auto *tail = static_cast<unsigned char *>(mnl_nlmsg_get_payload_tail(n));
 			 std::memset(tail, 0xab, 2);
 			 n->nlmsg_len += 2;
 		 }},
 		{"reserved genl header field set",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
+			 good_add(n, g);
 			 g->reserved = 0x55;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
 		 }},
 		{"reserved nlmsg flag (NLM_F_REPLACE) set",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
-			 g->cmd = ILA_MAP_CMD_NEWENTRY;
+			 good_add(n, g);
 			 n->nlmsg_flags |= NLM_F_REPLACE;
-			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, m);
-			 mnl_attr_put_u64(n, ILA_MAP_A_IDENT, id);
-			 mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, loc);
 		 }},
 		{"replace flag with a payload",
 		 [&](nlmsghdr *n, genlmsghdr *g) {

@@ -259,6 +259,35 @@ router_rule() {
 	[ "$(in_ns "$router" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ {print $1}')" -gt 0 ]
 }
 
+@test "--map rules: save/restore round trip on both backends, nft shows them, no native translation" {
+	ns_create router
+	rctl map create hosts
+	local ipt a b want="-A PREROUTING -d $SIR::/64 -j ILA --map hosts --translate dst --miss drop"
+	for ipt in ip6tables-legacy ip6tables-nft; do
+		in_ns "$router" $ipt -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss drop
+		in_ns "$router" $ipt -t mangle -L PREROUTING -n | grep -q 'translate dst map hosts miss drop$'
+		a=$(in_ns "$router" $ipt-save -t mangle | grep -v '^#')
+		grep -qxF -- "$want" <<<"$a"
+		in_ns "$router" $ipt -t mangle -F
+		[ "$(map_field hosts rules)" -eq 0 ]
+		in_ns "$router" $ipt-restore <<<"$a"
+		b=$(in_ns "$router" $ipt-save -t mangle | grep -v '^#')
+		[ "$a" = "$b" ]
+		[ "$(map_field hosts rules)" -eq 1 ]
+		if [ $ipt = ip6tables-nft ]; then
+			in_ns "$router" nft list ruleset | grep -q 'xt target ILA'
+		fi
+		in_ns "$router" $ipt -t mangle -F
+	done
+	run ip6tables-translate -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts
+	[[ "$output" == "nft # "* ]]
+	run in_ns "$router" ip6tables -t mangle -A PREROUTING -j ILA --miss drop
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--miss needs --map"* ]]
+	run in_ns "$router" ip6tables -t mangle -A PREROUTING -j ILA --map hosts --csum-mode none
+	[ "$status" -eq 2 ]
+}
+
 @test "a map used by a rule can't be destroyed; a rule needs an existing map" {
 	ns_create router
 	rctl map create hosts
