@@ -27,8 +27,9 @@ enum xt_ila_csum_mode {
 };
 
 /*
- * flags: reserved for ILA maps (--map NAME, --miss drop). The module
- * rejects both for now, so the structure does not change when maps land.
+ * flags: ILA maps. With XT_ILA_F_MAP the locator and checksum mode come
+ * from the entry of nf_ila_map's map map[] (see <linux/ila_map.h>) for the
+ * packet's identifier; the prefixes and csum_mode must then be zero.
  */
 #define XT_ILA_F_MAP		(1U << 0)	/* locator from the map named in map[] */
 #define XT_ILA_F_MISS_DROP	(1U << 1)	/* with XT_ILA_F_MAP: drop on a miss */
@@ -47,7 +48,7 @@ struct xt_ila_tginfo {
 	__u8			translate;	/* enum xt_ila_translate */
 	__u8			csum_mode;	/* enum xt_ila_csum_mode */
 	__u32			flags;		/* XT_ILA_F_*, must be 0 for now */
-	char			map[XT_ILA_MAP_NAMELEN]; /* reserved, must be empty */
+	char			map[XT_ILA_MAP_NAMELEN]; /* with XT_ILA_F_MAP, else empty */
 
 	/* Kernel only (precomputed by checkentry); userspace leaves it zero. */
 	__u64			kpriv[XT_ILA_KPRIV_WORDS] __attribute__((aligned(8)));
