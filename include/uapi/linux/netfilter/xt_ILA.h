@@ -47,7 +47,7 @@ struct xt_ila_tginfo {
 	__u8			dst_pfx_len;
 	__u8			translate;	/* enum xt_ila_translate */
 	__u8			csum_mode;	/* enum xt_ila_csum_mode */
-	__u32			flags;		/* XT_ILA_F_*, must be 0 for now */
+	__u32			flags;		/* XT_ILA_F_* */
 	char			map[XT_ILA_MAP_NAMELEN]; /* with XT_ILA_F_MAP, else empty */
 
 	/* Kernel only (precomputed by checkentry); userspace leaves it zero. */
