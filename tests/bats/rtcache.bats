@@ -261,14 +261,14 @@ rpf_drops() {
 	head -c 2000000 /dev/urandom >"$dir/data"
 	# slow the client down so the transfers run while the module goes away
 	rns "$client" tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
-	rns "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc 3>&- &
+	rns_bg "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc &
 	BG_PIDS+=" $!"
-	rns "$server" socat -u TCP6-LISTEN:6000,reuseaddr OPEN:"$dir/out6",creat,trunc 3>&- &
+	rns_bg "$server" socat -u TCP6-LISTEN:6000,reuseaddr OPEN:"$dir/out6",creat,trunc &
 	BG_PIDS+=" $!"
 	rwait 10 listening "${BG_PIDS##* }"
-	rns "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 3>&- &
+	rns_bg "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 &
 	c4=$!
-	rns "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6000 3>&- &
+	rns_bg "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6000 &
 	c6=$!
 	rwait 20 stat_ge hits 300
 	rmmod nf_conntrack_rtcache
@@ -285,9 +285,9 @@ rpf_drops() {
 
 @test "modprobe/rmmod $((${RTC_LOOPS:-50})) times under load" {
 	local i
-	rns "$client" ping -4 -q -i 0.005 10.0.9.9 >/dev/null 2>&1 3>&- &
+	rns_bg "$client" ping -4 -q -i 0.005 10.0.9.9 &
 	BG_PIDS+=" $!"
-	rns "$client" ping -6 -q -i 0.005 fd00:9::9 >/dev/null 2>&1 3>&- &
+	rns_bg "$client" ping -6 -q -i 0.005 fd00:9::9 &
 	BG_PIDS+=" $!"
 	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
 		[ -e /sys/module/nf_conntrack_rtcache ] ||
@@ -299,9 +299,9 @@ rpf_drops() {
 
 @test "netns create/delete $((${RTC_LOOPS:-50})) times with cached routes" {
 	local i rt cpid spid
-	rns "$client" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+	rns_bg "$client" busybox sleep 1000000 &
 	cpid=$!
-	rns "$server" busybox sleep 1000000 >/dev/null 2>&1 3>&- &
+	rns_bg "$server" busybox sleep 1000000 &
 	spid=$!
 	BG_PIDS+=" $cpid $spid"
 	echo "table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }" >"$BATS_TEST_TMPDIR/ct.nft"

@@ -12,6 +12,14 @@ rns() {
 	busybox nsenter --net="/run/netns/$ns" "$@"
 }
 
+# rns_bg NS CMD... & : the same for a background job; $! is then CMD's own pid
+# (a backgrounded function runs in a subshell of the init netns: exec it away).
+rns_bg() {
+	local ns=$1
+	shift
+	exec busybox nsenter -F --net="/run/netns/$ns" "$@" >/dev/null 2>&1 3>&-
+}
+
 # nap SECONDS : sleep without starting a process.
 nap() {
 	[ -n "${NAP_FD:-}" ] || exec {NAP_FD}<> <(:)
@@ -79,7 +87,7 @@ rtc_topo() {
 
 # rtc_anchor : park a process in the router netns, RPID (stats via /proc/RPID).
 rtc_anchor() {
-	rns "$router" busybox sleep 100000 >/dev/null 2>&1 3>&- &
+	rns_bg "$router" busybox sleep 100000 &
 	RPID=$!
 	BG_PIDS+=" $RPID"
 }
