@@ -128,6 +128,12 @@ ila_count() {
 	in_ns "$1" "$2" -t mangle -L "$3" -v -n -x | awk '$3 == "ILA" { n += $1 } END { print n + 0 }'
 }
 
+# ila_listening NS tcp|udp PORT : true once a socket listens there (ss
+# itself exits 0 whether or not anything matched).
+ila_listening() {
+	[ -n "$(in_ns "$1" ss -Hln"${2:0:1}" "sport = :$3")" ]
+}
+
 # ila_tcp NS_FROM NS_TO DST PORT BYTES : TCP transfer, content compared.
 ila_tcp() {
 	local from=$1 to=$2 dst=$3 port=$4 bytes=$5 d
@@ -135,7 +141,7 @@ ila_tcp() {
 	head -c "$bytes" /dev/urandom >"$d/in"
 	in_ns "$to" timeout 150 socat -u "TCP6-LISTEN:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
 	local srv=$!
-	wait_until 30 in_ns "$to" ss -Hltn "sport = :$port"
+	wait_until 30 ila_listening "$to" tcp "$port"
 	in_ns "$from" timeout 150 socat -u "OPEN:$d/in" "TCP6:[$dst]:$port" || { kill $srv 2>/dev/null; return 1; }
 	wait $srv || { cat "$d/server.err" >&2; return 1; }
 	cmp "$d/in" "$d/out"
@@ -149,7 +155,7 @@ ila_udp() {
 	head -c "$bytes" /dev/urandom >"$d/in"
 	in_ns "$to" timeout 120 socat -u "UDP6-RECVFROM:$port,reuseaddr" "CREATE:$d/out" 2>"$d/server.err" &
 	local srv=$!
-	wait_until 30 in_ns "$to" ss -Hlun "sport = :$port"
+	wait_until 30 ila_listening "$to" udp "$port"
 	in_ns "$from" socat -u "OPEN:$d/in" "UDP6-SENDTO:[$dst]:$port" || { kill $srv 2>/dev/null; return 1; }
 	wait $srv || { cat "$d/server.err" >&2; return 1; }
 	cmp "$d/in" "$d/out"
