@@ -403,7 +403,7 @@ TEST_P(IlaModes, NoneLeavesTheChecksumAlone)
 	}
 }
 
-INSTANTIATE_TEST_SUITE_P(DstAndSrc, IlaModes, ::testing::Bool(),
+INSTANTIATE_TEST_SUITE_P(IlaDstAndSrc, IlaModes, ::testing::Bool(),
 			 [](const auto &info) { return std::string(info.param ? "src" : "dst"); });
 
 // ---- round trips --------------------------------------------------------------
