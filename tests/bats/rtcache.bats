@@ -90,7 +90,9 @@ flow_check() {
 	udp_send 10.0.1.2 4090 10.0.9.9 5000 5
 	# lnstat exits 1 even when it worked: check what it printed
 	run rns "$router" lnstat -f nf_conntrack_rtcache -k entries,inserts -c 1 -j
-	[ "$output" = "{\"entries\":1,\"inserts\":$(rtc_stat inserts)}" ]
+	echo "lnstat: $output" >&2
+	[[ "$output" == *'"entries":1,'* ]]
+	[[ "$output" == *"\"inserts\":$(rtc_stat inserts)}"* ]]
 }
 
 @test "IPv4: hits climb and misses stay flat once a flow is established" {
@@ -193,17 +195,23 @@ rpf_drops() {
 }
 
 @test "IPv6: second ingress interface is not served from the cache, rpfilter drops it" {
+	udp_send fd00:1::2 4003 fd00:9::9 5000 10
+	expect "received via c0" "$(srv_count s0v6)" -eq 10
+	expect "hits via c0" "$(rtc_d hits)" -eq 8
+	# same connection, now arriving on r2: not served, routed, re-cached
+	# (IPv6 has no rp_filter sysctl)
+	ip -n "$client" route del fd00:9::9/128 via fd00:1::1 metric 10
+	udp_send fd00:1::2 4003 fd00:9::9 5000 10
+	expect "received via c1" "$(srv_count s0v6)" -eq 20
+	expect wrong_iif "$(rtc_d wrong_iif)" -eq 1
+	expect "hits via r2" "$(rtc_d hits)" -eq 17
+	# with reverse-path filtering they are dropped
 	XT_USED=ip6tables-legacy
 	rns "$router" ip6tables-legacy -t mangle -A PREROUTING -m rpfilter --invert -j DROP
 	udp_send fd00:1::2 4003 fd00:9::9 5000 10
-	expect "received via c0" "$(srv_count s0v6)" -eq 10
-	ip -n "$client" route del fd00:9::9/128 via fd00:1::1 metric 10
-	udp_send fd00:1::2 4003 fd00:9::9 5000 20
-	expect "received via c1 (spoofed)" "$(srv_count s0v6)" -eq 10
-	expect hits "$(rtc_d hits)" -eq 8
-	expect wrong_iif "$(rtc_d wrong_iif)" -eq 20
+	expect "received via c1 with rpfilter" "$(srv_count s0v6)" -eq 20
 	run rns "$router" ip6tables-legacy -t mangle -L PREROUTING -nvx
-	expect "rpfilter drops" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 20
+	expect "rpfilter drops" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 10
 }
 
 @test "sysctl flush drops the entries, sysctl off stops the cache" {
@@ -227,7 +235,7 @@ rpf_drops() {
 	expect "hits when off" "$(rtc_d hits)" -eq "$h"
 	expect "inserts when off" "$(rtc_d inserts)" -eq "$i"
 	expect "received when off" "$(srv_count s0v4)" -eq 18
-	run rns "$router" busybox sysctl -w net.netfilter.nf_conntrack_rtcache=2
+	run rns "$router" busybox sh -c 'echo 2 >/proc/sys/net/netfilter/nf_conntrack_rtcache'
 	[ "$status" -ne 0 ]
 	# on again
 	rns "$router" busybox sysctl -qw net.netfilter.nf_conntrack_rtcache=1
@@ -258,9 +266,9 @@ rpf_drops() {
 @test "rmmod during TCP transfers (IPv4 and IPv6): content intact, connections survive" {
 	command -v socat >/dev/null || skip "socat not installed"
 	local dir=$BATS_TEST_TMPDIR c4 c6
-	head -c 2000000 /dev/urandom >"$dir/data"
+	head -c 4000000 /dev/urandom >"$dir/data"
 	# slow the client down so the transfers run while the module goes away
-	rns "$client" tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
+	rns "$client" /usr/sbin/tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
 	rns_bg "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc &
 	BG_PIDS+=" $!"
 	rns_bg "$server" socat -u TCP6-LISTEN:6000,reuseaddr OPEN:"$dir/out6",creat,trunc &
@@ -280,14 +288,14 @@ rpf_drops() {
 	wait "$c6"
 	rwait 10 cmp -s "$dir/data" "$dir/out4"
 	rwait 10 cmp -s "$dir/data" "$dir/out6"
-	rns "$client" tc qdisc del dev c0 root
+	rns "$client" /usr/sbin/tc qdisc del dev c0 root
 }
 
 @test "modprobe/rmmod $((${RTC_LOOPS:-50})) times under load" {
 	local i
-	rns_bg "$client" ping -4 -q -i 0.005 10.0.9.9 &
+	rns_bg "$client" /usr/bin/ping -4 -q -i 0.005 10.0.9.9 &
 	BG_PIDS+=" $!"
-	rns_bg "$client" ping -6 -q -i 0.005 fd00:9::9 &
+	rns_bg "$client" /usr/bin/ping -6 -q -i 0.005 fd00:9::9 &
 	BG_PIDS+=" $!"
 	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
 		[ -e /sys/module/nf_conntrack_rtcache ] ||
@@ -314,8 +322,8 @@ rpf_drops() {
 		rwait 10 dev_gone "$spid" y
 		ip -n "$rt" -batch - <<-EOF
 		link set lo up
-		link add a type veth peer name x netns $client
-		link add b type veth peer name y netns $server
+		link add name a type veth peer name x netns $client
+		link add name b type veth peer name y netns $server
 		link set a up
 		link set b up
 		addr add 10.10.0.1/24 dev a

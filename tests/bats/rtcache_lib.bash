@@ -45,11 +45,15 @@ rtc_topo() {
 	topo_crs
 	veth_link "$client" c1 "$router" r2
 	veth_link "$router" r3 "$server" s1
+	# the router ignores ARP requests from a source rp_filter rejects: the
+	# client knows r2's address, or spoofed packets would never be sent
 	ip -n "$client" -batch - <<-'EOF'
 	addr add 10.0.3.2/24 dev c1
 	addr add fd00:3::2/64 dev c1 nodad
+	neigh replace 10.0.3.1 lladdr 02:00:00:00:03:01 dev c1 nud permanent
 	EOF
 	ip -n "$router" -batch - <<-'EOF'
+	link set r2 address 02:00:00:00:03:01
 	addr add 10.0.3.1/24 dev r2
 	addr add fd00:3::1/64 dev r2 nodad
 	addr add 10.0.4.1/24 dev r3
@@ -117,7 +121,9 @@ rtc_reset() {
 		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache
 		echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache_flush
 		echo 1 >/proc/sys/net/ipv4/conf/all/rp_filter
-		echo 0 >/proc/sys/net/ipv4/conf/r2/rp_filter'
+		echo 0 >/proc/sys/net/ipv4/conf/r2/rp_filter
+		echo 1 >/proc/sys/net/ipv6/conf/all/keep_addr_on_down
+		echo 1 >/proc/sys/net/ipv6/conf/r1/keep_addr_on_down'
 	rtc_base
 }
 
