@@ -322,24 +322,24 @@ rpf_drops() {
 		rwait 10 dev_gone "$spid" y
 		ip -n "$rt" -batch - <<-EOF
 		link set lo up
-		link add name a type veth peer name x netns $client
-		link add name b type veth peer name y netns $server
-		link set a up
-		link set b up
-		addr add 10.10.0.1/24 dev a
-		addr add fd10::1/64 dev a nodad
-		addr add 10.20.0.1/24 dev b
-		addr add fd20::1/64 dev b nodad
+		link add name ra type veth peer name x netns $client
+		link add name rb type veth peer name y netns $server
+		link set dev ra up
+		link set dev rb up
+		addr add 10.10.0.1/24 dev ra
+		addr add fd10::1/64 dev ra nodad
+		addr add 10.20.0.1/24 dev rb
+		addr add fd20::1/64 dev rb nodad
 		EOF
 		ip -n "$client" -batch - <<-EOF
-		link set x up
+		link set dev x up
 		addr add 10.10.0.2/24 dev x
 		addr add fd10::2/64 dev x nodad
 		route add 10.20.0.0/24 via 10.10.0.1
 		route add fd20::/64 via fd10::1
 		EOF
 		ip -n "$server" -batch - <<-EOF
-		link set y up
+		link set dev y up
 		addr add 10.20.0.2/24 dev y
 		addr add fd20::2/64 dev y nodad
 		route add 10.10.0.0/24 via 10.20.0.1
