@@ -76,15 +76,23 @@ srv_mode() { if [ "$1" = 2 ]; then echo neutral-map-auto; else echo adjust-trans
 srv_hold() {
 	local ns=${!1} a=$2
 	ip -n "$ns" -6 addr add "$a/128" dev lo nodad
-	in_ns "$ns" socat -T5 TCP6-LISTEN:7000,bind="[$a]",fork,reuseaddr SYSTEM:"echo $1" &
-	in_ns "$ns" socat -T5 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"echo $1" &
+	in_ns "$ns" socat -T30 TCP6-LISTEN:7000,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	in_ns "$ns" socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
 	wait_until 5 in_ns "$ns" sh -c "ss -Htln | grep -q ':7000 ' && ss -Huln | grep -q ':7001 '"
 }
 
-# -t: after sending, wait that long for the answer (the TCG guest is slow to
-# fork the server's "echo"); UDP has no EOF: -T ends it after the answer.
-tcp_ask() { echo hi | in_ns "$client" timeout 10 socat -t8 -T8 - "TCP6:[$1]:7000,connect-timeout=3"; }
-udp_ask() { echo hi | in_ns "$client" timeout 10 socat -t8 -T2 - "UDP6:[$1]:7001"; }
+# tcp_ask|udp_ask ADDR [TIMEOUT]: the answer of the server holding ADDR.
+# bash's /dev/tcp, /dev/udp (head reads the whole datagram): returns as soon
+# as the line is there; the loaded TCG guest can take seconds to fork the
+# server's shell. The server reads the request before it answers.
+tcp_ask() {
+	in_ns "$client" timeout "${2:-30}" bash -c \
+		'exec 3<>"/dev/tcp/$0/7000" && echo hi >&3 && head -n 1 <&3' "$1"
+}
+udp_ask() {
+	in_ns "$client" timeout "${2:-30}" bash -c \
+		'exec 3<>"/dev/udp/$0/7001" && echo hi >&3 && head -n 1 <&3' "$1"
+}
 
 # map_field MAP FIELD: one number of "ilactl -j map stats MAP"
 map_field() { rctl -j map stats "$1" | jq -r ".$2"; }
@@ -239,7 +247,7 @@ router_rule() {
 	[ "$(tcp_ask $HOST_A)" = srv2 ]
 	[ "$(udp_ask $HOST_A)" = srv2 ]
 	rctl map del hosts $HOST_A # now a miss: continues untranslated to srv3, which lacks ::11
-	run tcp_ask $HOST_A
+	run tcp_ask $HOST_A 5
 	[ "$status" -ne 0 ]
 }
 
@@ -253,7 +261,7 @@ router_rule() {
 	router_rule --miss drop
 	in_ns "$router" ip6tables -t mangle -S PREROUTING | grep -- '--miss drop'
 	m0=$(map_field hosts misses)
-	run tcp_ask $HOST_MISS
+	run tcp_ask $HOST_MISS 5
 	[ "$status" -ne 0 ]
 	[ "$(map_field hosts misses)" -gt "$m0" ]
 	[ "$(in_ns "$router" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ {print $1}')" -gt 0 ]
