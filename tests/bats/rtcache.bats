@@ -88,11 +88,11 @@ flow_check() {
 	[ "${#lines[@]}" -eq $(($(nproc) + 1)) ]
 	command -v lnstat >/dev/null || skip "lnstat (iproute2) not installed"
 	udp_send 10.0.1.2 4090 10.0.9.9 5000 5
-	# lnstat exits 1 even when it worked: check what it printed
+	# lnstat exits 1 even when it worked: check what it printed (the first
+	# column as is, the others as increases per second: 0 in one sample)
 	run rns "$router" lnstat -f nf_conntrack_rtcache -k entries,inserts -c 1 -j
 	echo "lnstat: $output" >&2
-	[[ "$output" == *'"entries":1,'* ]]
-	[[ "$output" == *"\"inserts\":$(rtc_stat inserts)}"* ]]
+	[ "$output" = '{"entries":1,"inserts":0}' ]
 }
 
 @test "IPv4: hits climb and misses stay flat once a flow is established" {
