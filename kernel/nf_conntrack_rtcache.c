@@ -51,7 +51,6 @@
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
-#include <linux/version.h>
 #include <net/dsfield.h>
 #include <net/dst.h>
 #include <net/inet_ecn.h>
@@ -65,13 +64,8 @@
 #include <net/netfilter/nf_conntrack.h>
 #include <net/netfilter/nf_conntrack_tuple.h>
 
+#include "compat.h"
 #include "nf_conntrack_rtcache.h"
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-#define RTC_CTL_TABLE		const struct ctl_table
-#else
-#define RTC_CTL_TABLE		struct ctl_table
-#endif
 
 #define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
@@ -628,7 +622,7 @@ static struct notifier_block rtc_netdev_nb = {
 
 /* ---- sysctl ------------------------------------------------------------------ */
 
-static int rtc_sysctl_enabled(RTC_CTL_TABLE *table, int write,
+static int rtc_sysctl_enabled(NFILR_CTL_TABLE *table, int write,
 			      void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct rtc_net *rn = table->data;
@@ -651,7 +645,7 @@ static int rtc_sysctl_enabled(RTC_CTL_TABLE *table, int write,
 	return 0;
 }
 
-static int rtc_sysctl_flush(RTC_CTL_TABLE *table, int write,
+static int rtc_sysctl_flush(NFILR_CTL_TABLE *table, int write,
 			    void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct rtc_net *rn = table->data;
@@ -698,12 +692,8 @@ static int rtc_sysctl_init(struct rtc_net *rn)
 		return -ENOMEM;
 	for (i = 0; table[i].procname; i++)
 		table[i].data = rn;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-	rn->sysctl_hdr = register_net_sysctl_sz(rn->net, "net/netfilter", table,
-						ARRAY_SIZE(rtc_sysctl_table) - 1);
-#else
-	rn->sysctl_hdr = register_net_sysctl(rn->net, "net/netfilter", table);
-#endif
+	rn->sysctl_hdr = nfilr_register_net_sysctl(rn->net, "net/netfilter", table,
+						   ARRAY_SIZE(rtc_sysctl_table) - 1);
 	if (!rn->sysctl_hdr) {
 		kfree(table);
 		return -ENOMEM;

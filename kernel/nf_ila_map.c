@@ -24,7 +24,6 @@
 #include <linux/refcount.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -33,6 +32,7 @@
 #include <linux/ila_map.h>
 #include <linux/netfilter/xt_ILA.h>
 
+#include "compat.h"
 #include "nf_ila_map.h"
 
 /* entries carry the mode xt_ILA applies: one numbering */
@@ -614,15 +614,6 @@ static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- entry dump: resumable walk over millions of entries ----------------- */
 
-static struct nlattr **nf_ila_map_dump_attrs(struct netlink_callback *cb)
-{
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-	return genl_dumpit_info(cb)->attrs;
-#else
-	return genl_dumpit_info(cb)->info.attrs;
-#endif
-}
-
 static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(sock_net(cb->skb->sk));
@@ -633,7 +624,7 @@ static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
 	if (!d)
 		return -ENOMEM;
 	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, nf_ila_map_dump_attrs(cb), cb->extack);
+	map = nf_ila_map_from_attrs(mn, nfilr_genl_dump_attrs(cb), cb->extack);
 	if (!IS_ERR(map))
 		refcount_inc(&map->refcnt);
 	mutex_unlock(&mn->lock);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compat.h: the one place that knows kernel versions.
+ *
+ * nf-ila-rtcache builds against Debian's stock 6.1 (bookworm) and 6.12
+ * (trixie, bookworm-backports) kernels. Where an API changed between them,
+ * the feature code uses the name defined here instead of testing
+ * LINUX_VERSION_CODE itself. Each entry says what changed and when.
+ */
+#ifndef NFILR_COMPAT_H
+#define NFILR_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/sysctl.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+/*
+ * 6.11: proc_handler takes a const struct ctl_table * (commit 78eb4ea25cd5
+ * "sysctl: treewide: constify the ctl_table argument of proc_handlers").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define NFILR_CTL_TABLE		const struct ctl_table
+#else
+#define NFILR_CTL_TABLE		struct ctl_table
+#endif
+
+/*
+ * 6.6: register_net_sysctl() became a macro taking ARRAY_SIZE() of its
+ * argument, which must then be an array; a per-netns copy (a pointer) is
+ * registered with register_net_sysctl_sz() and its number of entries
+ * (without the empty sentinel, which older kernels need at the end).
+ */
+static inline struct ctl_table_header *
+nfilr_register_net_sysctl(struct net *net, const char *path,
+			  struct ctl_table *table, size_t entries)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return register_net_sysctl_sz(net, path, table, entries);
+#else
+	return register_net_sysctl(net, path, table);
+#endif
+}
+
+/*
+ * 6.2: the attributes parsed for a generic netlink dump moved into
+ * genl_dumpit_info::info (commit "genetlink: use genl_info in dumpit").
+ */
+static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+#endif /* NFILR_COMPAT_H */
