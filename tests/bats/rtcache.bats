@@ -271,18 +271,18 @@ rpf_drops() {
 	rns "$client" /usr/sbin/tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
 	rns_bg "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc &
 	BG_PIDS+=" $!"
-	rns_bg "$server" socat -u TCP6-LISTEN:6000,reuseaddr OPEN:"$dir/out6",creat,trunc &
+	rns_bg "$server" socat -u TCP6-LISTEN:6001,reuseaddr OPEN:"$dir/out6",creat,trunc &
 	BG_PIDS+=" $!"
-	rwait 10 listening "${BG_PIDS##* }"
+	rwait 30 listening "${BG_PIDS##* }"
 	rns_bg "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 &
 	c4=$!
-	rns_bg "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6000 &
+	rns_bg "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6001 &
 	c6=$!
 	rwait 20 stat_ge hits 300
 	rmmod nf_conntrack_rtcache
 	[ ! -e /sys/module/nf_conntrack_rtcache ]
 	# both connections are still there and still running
-	[ "$(rns "$router" conntrack -L -p tcp 2>/dev/null | grep -c "ESTABLISHED.*dport=6000")" -eq 2 ]
+	[ "$(rns "$router" conntrack -L -p tcp 2>/dev/null | grep -c "ESTABLISHED.*dport=600[01]")" -eq 2 ]
 	kill -0 "$c4" && kill -0 "$c6"
 	wait "$c4"
 	wait "$c6"

@@ -228,10 +228,11 @@ expect() {
 stat_ge() { [ "$(rtc_stat "$1")" -ge "$2" ]; }
 stat_is() { [ "$(rtc_stat "$1")" -eq "$2" ]; }
 
-# listening PID : process PID listens on TCP port 6000.
+# listening PID : the netns of process PID listens on TCP 6000 (IPv4) and
+# 6001 (IPv6).
 listening() {
 	grep -qE ':1770 0+:0000 0A' "/proc/$1/net/tcp" &&
-		grep -qE ':1770 0+:0000 0A' "/proc/$1/net/tcp6"
+		grep -qE ':1771 0+:0000 0A' "/proc/$1/net/tcp6"
 }
 
 # dev_gone PID DEV : DEV no longer exists in the netns of process PID.
