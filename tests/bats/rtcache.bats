@@ -210,8 +210,7 @@ rpf_drops() {
 	rns "$router" ip6tables-legacy -t mangle -A PREROUTING -m rpfilter --invert -j DROP
 	udp_send fd00:1::2 4003 fd00:9::9 5000 10
 	expect "received via c1 with rpfilter" "$(srv_count s0v6)" -eq 20
-	run rns "$router" ip6tables-legacy -t mangle -L PREROUTING -nvx
-	expect "rpfilter drops" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 10
+	expect "rpfilter drops" "$(rule_pkts ip6tables-legacy 1)" -eq 10
 }
 
 @test "sysctl flush drops the entries, sysctl off stops the cache" {
@@ -373,18 +372,16 @@ rpf_drops() {
 		udp_send "$CLI" 4020 "$SRV" 5000 20
 		# a new connection and the first packets of a flow are not cached
 		udp_send "$CLI" 4021 "$SRV" 5000 2
-		run rns "$router" $xt -t mangle -L PREROUTING -nvx
-		cached=$(echo "${lines[2]}" | awk '{print $1}')
-		uncached=$(echo "${lines[3]}" | awk '{print $1}')
+		cached=$(rule_pkts $xt 1)
+		uncached=$(rule_pkts $xt 2)
 		expect "v$f cached == hits" "$cached" -eq $(($(rtc_d hits) - h0))
 		expect "v$f cached" "$cached" -eq 18
 		expect "v$f uncached" "$uncached" -eq 4
 		# packets of a cached flow arriving on another interface do not match
 		ip -n "$client" route del "$PFX" via "$CLI_NH0" metric 10
 		udp_send "$CLI" 4020 "$SRV" 5000 5
-		run rns "$router" $xt -t mangle -L PREROUTING -nvx
-		expect "v$f cached, other iif" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 18
-		expect "v$f uncached, other iif" "$(echo "${lines[3]}" | awk '{print $1}')" -eq 9
+		expect "v$f cached, other iif" "$(rule_pkts $xt 1)" -eq 18
+		expect "v$f uncached, other iif" "$(rule_pkts $xt 2)" -eq 9
 		rtc_routes
 		rns "$router" $xt -t mangle -F
 	done
@@ -399,13 +396,11 @@ rpf_drops() {
 		rns "$router" $XT-nft -t mangle -A PREROUTING -m rtcache ! --cached -m rpfilter --invert -j DROP
 		udp_send "$CLI" 4030 "$SRV" 5000 20
 		expect "v$f received" "$(srv_count "s0v$f")" -eq 20
-		run rns "$router" $XT-nft -t mangle -L PREROUTING -nvx
-		expect "v$f dropped" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 0
+		expect "v$f dropped" "$(rule_pkts $XT-nft 1)" -eq 0
 		ip -n "$client" route del "$PFX" via "$CLI_NH0" metric 10
 		udp_send "$CLI" 4030 "$SRV" 5000 10
 		expect "v$f received, spoofed" "$(srv_count "s0v$f")" -eq 20
-		run rns "$router" $XT-nft -t mangle -L PREROUTING -nvx
-		expect "v$f dropped, spoofed" "$(echo "${lines[2]}" | awk '{print $1}')" -eq 10
+		expect "v$f dropped, spoofed" "$(rule_pkts $XT-nft 1)" -eq 10
 		rtc_routes
 		rns "$router" $XT-nft -t mangle -F
 	done

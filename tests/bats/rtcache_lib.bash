@@ -228,6 +228,13 @@ expect() {
 stat_ge() { [ "$(rtc_stat "$1")" -ge "$2" ]; }
 stat_is() { [ "$(rtc_stat "$1")" -eq "$2" ]; }
 
+# rule_pkts XT N : packet counter of rule N of the router's mangle PREROUTING
+# (iptables-nft may print a warning line first).
+rule_pkts() {
+	rns "$router" "$1" -t mangle -L PREROUTING -nvx |
+		awk -v n="$2" '$1 ~ /^[0-9]+$/ && ++i == n { print $1 }'
+}
+
 # listening PID : the netns of process PID listens on TCP 6000 (IPv4) and
 # 6001 (IPv6).
 listening() {
