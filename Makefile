@@ -32,7 +32,7 @@ TEST_KERNELS ?= 6.12
 kbuild_for = $(if $(filter $(1),$(KERNELRELEASE_CONFIGURED)),$(KBUILD_DIR),/lib/modules/$(1)/build)
 
 KSRC   := $(wildcard $(TOP)/kernel/*.c) $(wildcard $(TOP)/kernel/*.h) $(TOP)/kernel/Kbuild
-KHDRS  := $(wildcard $(TOP)/include/uapi/linux/netfilter/*.h) $(wildcard $(TOP)/include/common/*.h)
+KHDRS  := $(wildcard $(TOP)/include/uapi/linux/*.h $(TOP)/include/uapi/linux/netfilter/*.h $(TOP)/include/common/*.h)
 
 # ---- userspace ---------------------------------------------------------------
 WARN      := -Wall -Wextra -Wno-missing-field-initializers
