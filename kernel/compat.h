@@ -19,7 +19,7 @@
  * 6.11: proc_handler takes a const struct ctl_table * (commit 78eb4ea25cd5
  * "sysctl: treewide: constify the ctl_table argument of proc_handlers").
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
 #define NFILR_CTL_TABLE		const struct ctl_table
 #else
 #define NFILR_CTL_TABLE		struct ctl_table
@@ -35,7 +35,7 @@ static inline struct ctl_table_header *
 nfilr_register_net_sysctl(struct net *net, const char *path,
 			  struct ctl_table *table, size_t entries)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 	return register_net_sysctl_sz(net, path, table, entries);
 #else
 	return register_net_sysctl(net, path, table);
@@ -48,7 +48,7 @@ nfilr_register_net_sysctl(struct net *net, const char *path,
  */
 static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 	return genl_dumpit_info(cb)->info.attrs;
 #else
 	return genl_dumpit_info(cb)->attrs;
