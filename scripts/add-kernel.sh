@@ -58,8 +58,11 @@ if ! grep -rqs -- "$suite" /etc/apt/sources.list /etc/apt/sources.list.d/; then
 fi
 apt-get update -qq
 # The metapackages in backports track the newest kernel there (6.12.x).
-ver=$(apt-cache policy linux-image-amd64 | awk -v s="$suite" '
-	/^ +[*]* *[0-9]/ { v = ($1 == "***") ? $2 : $1 } $0 ~ s { print v; exit }')
+# (version lines: "     VERSION PRIO" or " *** VERSION PRIO"; under each, its
+# sources: "        PRIO URI SUITE/COMPONENT ...")
+ver=$(apt-cache policy linux-image-amd64 | awk -v s="$suite/" '
+	/:\/\/|\/dpkg\/status/ { if (index($0, s)) { print v; exit } next }
+	NF >= 2 && $1 != "Installed:" && $1 != "Candidate:" { v = ($1 == "***") ? $2 : $1 }')
 case $ver in
 "$want".*) ;;
 *) echo "add-kernel.sh: $suite offers linux-image-amd64 $ver, not $want" >&2; exit 1 ;;
