@@ -49,7 +49,7 @@ if [ -e /sys/module/xt_ILA ]; then
 	in_ns "$client" socat - 'TCP6:[2001:db8:0:3::5]:8080' </dev/null
 	echo "  (the server answered from the locator address 3333:0:0:1::5; the client only knows 2001:db8:0:3::5)"
 	wait_until 10 sh -c "[ \$(wc -l <$BATS_TEST_TMPDIR/wire) -ge 4 ]" || true
-	kill $dump 2>/dev/null; wait $dump 2>/dev/null || true
+	kill $dump 2>/dev/null || true; wait $dump 2>/dev/null || true
 	echo "  on the server's wire (tcpdump -i s0):"
 	cut -c 17- "$BATS_TEST_TMPDIR/wire" | cut -c 1-100 | sed 's/^/    /'
 	printf '%s[client]$ ping -c 2 2001:db8:0:3::5%s\n' "$B" "$N"
