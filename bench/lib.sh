@@ -310,23 +310,6 @@ need_module() { [ -e "$KMOD_DIR/$1.ko" ] || { echo "not built: $1.ko"; return 1;
 need_plugin() { [ -e "$BENCH_TOP/xtables/libxt_$1.so" ] || { echo "not built: libxt_$1.so"; return 1; }; }
 need_bin() { command -v "$1" >/dev/null || { echo "not built: $1"; return 1; }; }
 
-# load_module NAME [params] : stock deps via modprobe, then insmod ours.
-load_module() {
-	local name=$1 ko="$KMOD_DIR/$1.ko" dep
-	[ -e "/sys/module/$name" ] && return 0
-	[ -e "$ko" ] || { echo "module $ko not built" >&2; return 1; }
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		modprobe "$dep" 2>/dev/null || load_module "$dep"
-	done
-	insmod "$ko" "${@:2}"
-}
-
-unload_module() {
-	local i
-	[ -e "/sys/module/$1" ] || return 0
-	for ((i = 0; i < 100; i++)); do
-		rmmod "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	rmmod "$1"
-}
+# load_module NAME [params], unload_module NAME (shared with the bats suites)
+# shellcheck source=tests/lib/kmod.bash
+. "$BENCH_TOP/tests/lib/kmod.bash"

@@ -92,22 +92,9 @@ wait_until() {
 	return 1
 }
 
-# load_module NAME : load the stock modules NAME depends on, then insmod ours.
-load_module() {
-	local name=$1 ko="$KMOD_DIR/$1.ko" dep
-	[ -e "/sys/module/$name" ] && return 0
-	[ -e "$ko" ] || { echo "module $ko not built (make modules)" >&2; return 1; }
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		modprobe "$dep" 2>/dev/null || load_module "$dep"
-	done
-	insmod "$ko" "${@:2}"
-}
-
-# unload_module NAME : rmmod if loaded (waits for references to go).
-unload_module() {
-	[ -e "/sys/module/$1" ] || return 0
-	wait_until 10 rmmod "$1" || rmmod "$1"
-}
+# load_module NAME [params], unload_module NAME
+# shellcheck source=tests/lib/kmod.bash
+. "$PROJECT_ROOT/tests/lib/kmod.bash"
 
 # in_ns NS CMD... : shorthand for ip netns exec.
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
