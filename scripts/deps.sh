@@ -8,7 +8,7 @@ set -euo pipefail
 
 PKGS=(
 	# build
-	build-essential g++ autoconf pkg-config
+	build-essential g++ autoconf automake pkg-config
 	libxtables-dev libmnl-dev libnftnl-dev libgtest-dev
 	linux-headers-amd64
 	# test VM
