@@ -36,6 +36,8 @@ rule_pkts() {
 setup_file() {
 	[ -n "$R" ] && [ -d "$R/lib/modules/$K/updates/dkms" ] ||
 		{ echo "no DKMS modules for $K in ${R:-PKGTEST_ROOT unset}" >&2; return 1; }
+	# the root must be a mount point: ip netns exec makes "/" a slave mount
+	mount --bind "$R" "$R"
 	mount -t proc proc "$R/proc"
 	mount -t sysfs sysfs "$R/sys"
 	mount --rbind /dev "$R/dev"
@@ -55,10 +57,11 @@ setup_file() {
 		ip -n s route add default via fd00:2::1; ip -n s route add default via 10.0.2.1
 		ip -n r route add 3333:0:0:1::/64 via fd00:2::2
 		ip netns exec r sysctl -qw net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1
-		ip netns exec s sh -c "socat UDP6-LISTEN:7000,reuseaddr,fork PIPE &
+		ip netns exec s sh -c "socat UDP6-LISTEN:7000,bind=[3333:0:0:1::5],reuseaddr,fork PIPE &
 			socat TCP6-LISTEN:7001,reuseaddr,fork PIPE &" </dev/null >/dev/null 2>&1
 		for i in $(seq 100); do
-			ss -Hlun sport = :7000 | grep -q . && ss -Hltn sport = :7001 | grep -q . && exit 0
+			ip netns exec s ss -Hlun sport = :7000 | grep -q . &&
+				ip netns exec s ss -Hltn sport = :7001 | grep -q . && exit 0
 			sleep 0.2
 		done
 		echo "socat listeners did not start" >&2; exit 1' 3>&-
@@ -75,6 +78,7 @@ teardown_file() {
 	done
 	umount -l "$R/tmp" "$R/run" "$R/sys" "$R/proc"
 	umount -R -l "$R/dev"
+	umount -l "$R"
 	true
 }
 
@@ -111,9 +115,10 @@ loaded_build_id() {
 			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 		ip6tables -t mangle -A POSTROUTING -j ILA --translate src \
 			--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64"
-	run sh_in c "echo udp-through-ila | socat -T 5 - UDP6:[$SIR]:7000"
+	run sh_in c "echo udp-through-ila | socat -t 5 -T 10 - UDP6:[$SIR]:7000"
+	echo "udp: $output" >&2
 	[ "$output" = udp-through-ila ]
-	run sh_in c "echo tcp-through-ila | socat -T 5 - TCP6:[$SIR]:7001"
+	run sh_in c "echo tcp-through-ila | socat -t 5 -T 10 - TCP6:[$SIR]:7001"
 	[ "$output" = tcp-through-ila ]
 	sh_in c "ping -6 -c 3 -i 0.2 -W 5 $SIR >/dev/null"
 	[ "$(rule_pkts r ip6tables mangle PREROUTING)" -ge 5 ]
@@ -125,7 +130,7 @@ loaded_build_id() {
 	sh_in r "ilactl map create hosts
 		ilactl map add hosts 0:0:0:5 3333:0:0:1
 		ip6tables -t mangle -R PREROUTING 1 -d 2001:db8:0:3::/64 -j ILA --map hosts --miss drop"
-	run sh_in c "echo udp-through-map | socat -T 5 - UDP6:[$SIR]:7000"
+	run sh_in c "echo udp-through-map | socat -t 5 -T 10 - UDP6:[$SIR]:7000"
 	[ "$output" = udp-through-map ]
 	run sh_in r "ilactl -j map stats hosts"
 	echo "$output" >&2
