@@ -163,6 +163,8 @@ clean:
 	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man
 	$(Q)rm -f $(TOP)/xtables/*.so
 
+include $(TOP)/packaging.mk
+
 distclean: clean
 	$(Q)rm -rf $(TOP)/build $(TOP)/config.mk $(TOP)/config.status $(TOP)/config.log \
 	  $(TOP)/configure $(TOP)/autom4te.cache $(TOP)/aclocal.m4

@@ -16,6 +16,8 @@ PKGS=(
 	# tools used inside the VM by the test suites, demo and benchmarks
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
 	ethtool procps util-linux jq
+	# packages (make deb) and their test (tests/package/run)
+	debhelper dh-dkms dkms lintian fakeroot debootstrap
 )
 
 extra_kernels=""
