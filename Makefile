@@ -66,7 +66,7 @@ TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 
-.PHONY: all modules userspace plugins tools man deps check unit demo bench \
+PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
         install install-modules install-userspace uninstall clean distclean help
 .DEFAULT_GOAL := all
 
@@ -212,6 +212,22 @@ clean:
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk
+
+# make dist: build/nf-ila-rtcache-VERSION.tar.gz, the sources with a generated
+# ./configure (xtables-addons style: packagers run ./configure && make, no
+# autotools needed). The tree as it is: git's tracked and untracked files
+# that are not ignored (or everything but build/ without git).
+DIST_VERSION = $(shell sed -n 's/^AC_INIT.\[[^]]*\], *\[\([^]]*\)\].*/\1/p' $(TOP)/configure.ac)
+DIST_NAME    = nf-ila-rtcache-$(DIST_VERSION)
+dist:
+	$(Q)rm -rf $(TOP)/build/dist && mkdir -p $(TOP)/build/dist/$(DIST_NAME)
+	$(Q)cd $(TOP) && if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -; \
+	  else tar --exclude=./build --exclude=./.git -cf - .; fi | tar -C $(TOP)/build/dist/$(DIST_NAME) -xf -
+	$(Q)cd $(TOP)/build/dist/$(DIST_NAME) && ./autogen.sh >/dev/null && rm -rf autom4te.cache
+	$(Q)tar -C $(TOP)/build/dist --owner=0 --group=0 -czf $(TOP)/build/$(DIST_NAME).tar.gz $(DIST_NAME)
+	$(Q)rm -rf $(TOP)/build/dist
+	$(Q)echo "build/$(DIST_NAME).tar.gz: tar xf it, then ./configure && make && make install"
 
 distclean: clean
 	$(Q)rm -rf $(TOP)/build $(TOP)/config.mk $(TOP)/config.status $(TOP)/config.log \
