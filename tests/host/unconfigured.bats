@@ -13,6 +13,9 @@
 # tool's Debian package, and build nothing.
 
 setup() {
+	# Run from `make check`: none of the caller's make flags or variables
+	# (KERNELS=, SUITE=...) may reach the make under test.
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	TREE=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$TREE"
