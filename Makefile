@@ -1,16 +1,30 @@
 # nf-ila-rtcache top-level Makefile.
 #
 # Quick start on a fresh Debian machine:   make demo    make check
+# Install:     ./autogen.sh && ./configure && make && sudo make install
 # Packagers:   ./configure [--with-kbuild=DIR|--without-kbuild] [--with-xtlibdir=DIR]
-#              make && make install DESTDIR=...
+#              make && make install DESTDIR=...      (make help: every target)
 #
-# config.mk is written by ./configure; targets that need it bootstrap it
-# (autoreconf + configure) on first use.
+# config.mk is written by ./configure; every target that builds needs it and
+# bootstraps it (autogen.sh + configure) on first use, stopping on failure.
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-NOCONFIG_GOALS := deps help clean distclean
+NOCONFIG_GOALS := deps help clean distclean dist
+# Everything else needs config.mk. It is included for real (no -include):
+# when it is missing or out of date make runs the bootstrap rule below
+# (autogen.sh + configure; `make check/demo/bench` install the packages
+# first), and when that fails make stops there, naming what is missing.
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
--include $(TOP)/config.mk
+include $(TOP)/config.mk
+# A config.mk that is complete and up to date has configure's marker. (While
+# it is missing or older than config.mk.in make remakes it and starts over.)
+ifneq ($(wildcard $(TOP)/config.mk),)
+ifneq ($(NFILR_CONFIGURED),yes)
+ifeq ($(shell test $(TOP)/config.mk -nt $(TOP)/config.mk.in && echo current),current)
+$(error config.mk was not written by this tree's ./configure (no NFILR_CONFIGURED): run ./autogen.sh && ./configure (or make distclean))
+endif
+endif
+endif
 endif
 
 V ?= 0
@@ -52,24 +66,57 @@ TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 
-.PHONY: all modules userspace plugins tools man deps check unit demo bench \
+PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
         install install-modules install-userspace uninstall clean distclean help
 .DEFAULT_GOAL := all
 
 all: $(if $(KERNELS),modules) userspace
 
 help:
-	@sed -n '1,/^$$/p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
-	@echo 'Targets: all modules userspace deps check unit demo bench install uninstall clean distclean'
-	@echo 'Variables: KERNELS="rel ..." (modules per kernel), SUITE=name FILTER=regex (check), V=1'
+	@echo 'nf-ila-rtcache: out-of-tree netfilter extensions (ILA/NPTv6, conntrack route cache).'
+	@echo 'From a git clone: ./autogen.sh && ./configure && make && sudo make install'
+	@echo '(make check / demo / bench install the packages and configure by themselves)'
+	@echo
+	@echo 'Targets:'
+	@echo '  all            modules (for KERNELS) + userspace (default)'
+	@echo '  modules        kernel modules into build/kmod/<release>/, one set per kernel in KERNELS'
+	@echo '  userspace      iptables plugins, tools (build/bin: ilactl...), man page'
+	@echo '  plugins tools man   the parts of userspace'
+	@echo '  unit           GoogleTest unit tests on the host (FILTER=gtest-pattern)'
+	@echo '  check          everything: host tests, unit, VM harness self-test, package test,'
+	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ...")'
+	@echo '  demo           the demo in a VM (first kernel of KERNELS)'
+	@echo '  bench          benchmarks in an instruction-counting VM (BENCH=regex)'
+	@echo '  deb            Debian packages into build/deb/ (dkms + tools, lintian)'
+	@echo '  check-package  the package test alone (make deb, dkms in a fresh root, VM smoke test)'
+	@echo '  dist           build/nf-ila-rtcache-VERSION.tar.gz with a generated ./configure'
+	@echo '  install        modules into $$(DESTDIR)/lib/modules/<release>/extra (+ depmod),'
+	@echo '                 plugins, tools, man pages (install-modules, install-userspace)'
+	@echo '  uninstall      remove what install installed'
+	@echo '  deps           install every Debian package the build and tests need (root)'
+	@echo '  clean distclean   remove build outputs / also the configuration'
+	@echo '  help           this text'
+	@echo
+	@echo 'Variables: KERNELS="rel ..." (modules per kernel; default: the configured one, for check:'
+	@echo '  every installed kernel with headers and image), SUITE, FILTER, DESTDIR, V=1'
 
 # ---- bootstrap ---------------------------------------------------------------
+# config.mk: autogen.sh (generates ./configure, checks autoconf, automake and
+# pkg-config) then ./configure (checks compilers, libraries, kernel headers).
+# Each names the Debian package that is missing; a failure stops make here.
+BOOTSTRAP_GOALS := check demo bench
 $(TOP)/config.mk: $(TOP)/configure.ac $(TOP)/config.mk.in
-	$(Q)if [ -n "$(filter check demo bench,$(MAKECMDGOALS))" ]; then \
-	  $(TOP)/scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),--kernels "$(TEST_KERNELS)"); fi
-	$(Q)command -v autoreconf >/dev/null || { echo "autoconf missing: run 'make deps' (or apt-get install autoconf pkg-config)"; exit 1; }
-	$(Q)cd $(TOP) && if [ -x config.status ] && [ config.status -nt configure.ac ]; then ./config.status; \
-	  else autoreconf -fi && ./configure $(CONFIGURE_ARGS); fi
+	$(Q)if [ -n "$(filter $(BOOTSTRAP_GOALS),$(MAKECMDGOALS))" ]; then \
+	  $(TOP)/scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),--kernels "$(TEST_KERNELS)") || \
+	  { echo "make: *** installing the packages failed (scripts/deps.sh, see above): run 'make deps' as root"; exit 1; }; fi
+	$(Q)cd $(TOP) && if [ -x config.status ] && [ -x configure ] && [ config.status -nt configure.ac ] && \
+	    [ configure -nt configure.ac ]; then ./config.status --quiet; \
+	  else { [ -x configure ] && [ configure -nt configure.ac ]; } || ./autogen.sh >/dev/null || \
+	    { echo "make: *** ./autogen.sh failed: install the package it names above (or run 'make deps')"; exit 1; }; \
+	    ./configure --quiet $(CONFIGURE_ARGS) || \
+	    { echo "make: *** ./configure failed: $$(sed -n 's/^configure:[0-9]*: error: //p' config.log | tail -n 1)"; exit 1; }; fi
+	$(Q)grep -q '^NFILR_CONFIGURED = yes' $@ || { echo "make: *** $@ is incomplete: run ./configure"; exit 1; }
+	$(Q)touch $@
 
 # make deps [TEST_KERNELS=6.12]: build/test packages, plus the test kernels
 deps:
@@ -118,6 +165,7 @@ $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
 
 # ---- tests -------------------------------------------------------------------
 $(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h)
+	$(Q)$(if $(filter no,$(UNIT_TESTS)),echo "make: *** configured with --disable-unit-tests: apt-get install libgtest-dev and rerun ./configure"; exit 1)
 	$(Q)mkdir -p $(@D) && echo "  CXX     unit_tests"
 	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS) -lgtest -lgtest_main -pthread
@@ -164,6 +212,22 @@ clean:
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk
+
+# make dist: build/nf-ila-rtcache-VERSION.tar.gz, the sources with a generated
+# ./configure (xtables-addons style: packagers run ./configure && make, no
+# autotools needed). The tree as it is: git's tracked and untracked files
+# that are not ignored (or everything but build/ without git).
+DIST_VERSION = $(shell sed -n 's/^AC_INIT.\[[^]]*\], *\[\([^]]*\)\].*/\1/p' $(TOP)/configure.ac)
+DIST_NAME    = nf-ila-rtcache-$(DIST_VERSION)
+dist:
+	$(Q)rm -rf $(TOP)/build/dist && mkdir -p $(TOP)/build/dist/$(DIST_NAME)
+	$(Q)cd $(TOP) && if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -; \
+	  else tar --exclude=./build --exclude=./.git -cf - .; fi | tar -C $(TOP)/build/dist/$(DIST_NAME) -xf -
+	$(Q)cd $(TOP)/build/dist/$(DIST_NAME) && ./autogen.sh >/dev/null && rm -rf autom4te.cache
+	$(Q)tar -C $(TOP)/build/dist --owner=0 --group=0 -czf $(TOP)/build/$(DIST_NAME).tar.gz $(DIST_NAME)
+	$(Q)rm -rf $(TOP)/build/dist
+	$(Q)echo "build/$(DIST_NAME).tar.gz: tar xf it, then ./configure && make && make install"
 
 distclean: clean
 	$(Q)rm -rf $(TOP)/build $(TOP)/config.mk $(TOP)/config.status $(TOP)/config.log \

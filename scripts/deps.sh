@@ -6,18 +6,26 @@
 #   scripts/deps.sh --kernels "6.12"     also a second kernel's image + headers (tests only)
 set -euo pipefail
 
+# Starting point: Debian 12 minbase + git + make + ca-certificates (what
+# ../shared/tools/fresh-machine gives). Everything a command in the
+# Makefile, autogen.sh, configure, scripts/, tests/, bench/ or packaging/
+# runs that minbase lacks is listed here (the guest runs on the host's root,
+# so the VM's tools are host packages too).
 PKGS=(
-	# build
-	build-essential g++ autoconf automake pkg-config
+	# bootstrap (autogen.sh: autoreconf, aclocal, pkg.m4) and build
+	git make ca-certificates
+	build-essential gcc g++ dpkg-dev autoconf automake pkg-config
 	libxtables-dev libmnl-dev libnftnl-dev libgtest-dev
 	linux-headers-amd64
-	# test VM
-	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio xz-utils zstd
-	# tools used inside the VM by the test suites, demo and benchmarks
+	# test VM (tests/vm/run: initramfs with busybox, cpio, gzip; kernel
+	# modules .ko/.ko.xz/.ko.zst; modprobe --show-depends)
+	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio gzip xz-utils zstd
+	# host tests (bats) and the tools used inside the VM by the suites,
+	# demo and benchmarks
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
-	ethtool procps util-linux jq
-	# packages (make deb) and their test (tests/package/run)
-	debhelper dh-dkms dkms lintian fakeroot debootstrap
+	ethtool procps util-linux mount jq ncurses-bin
+	# packages (make deb) and their test (tests/package/run, base-root)
+	debhelper dh-dkms dkms lintian fakeroot file debootstrap
 )
 
 extra_kernels=""

@@ -109,3 +109,22 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ $output == *Usage:* ]]
 }
+
+@test "run-suites: one VM for several suites, per-suite gates, a new VM after a panic" {
+	out=$BATS_TEST_TMPDIR/suites
+	run "$BATS_TEST_DIRNAME/run-suites" --kernel "$(ls /boot/vmlinuz-* | sed "s|^/boot/vmlinuz-||" | sort -V | head -n 1)" --quiet \
+		--results "$out" --dir tests/vm/fixtures --timeout 120 -- pass warn panic fail pass
+	echo "$output"
+	[ "$status" -eq 1 ]
+	# two VMs: the first ran pass, warn and died in panic; the second the rest
+	[ -d "$out/vm1" ] && [ -d "$out/vm2" ] && [ ! -d "$out/vm3" ]
+	[ "$(cat "$out/pass.gate")" = ok ]
+	grep -q '^ok 1 fixture passes' "$out/pass.tap"
+	grep -q 'kernel log: .*WARNING: run-suites fixture' "$out/warn.gate"
+	grep -q 'left behind: netns fixture-leak' "$out/warn.gate"
+	grep -q '^ok 1 fixture before the panic' "$out/panic.tap"
+	grep -q 'the VM died or hung in this suite' "$out/panic.gate"
+	grep -q '^not ok 1 fixture fails' "$out/fail.tap"
+	[ "$(cat "$out/fail.gate")" = ok ]
+	[[ $output == *"fail: 1 passed, 1 failed, gate ok"* ]]
+}
