@@ -38,8 +38,9 @@
 /* entries carry the mode xt_ILA applies: one numbering */
 static_assert((int)ILA_MAP_CSUM_ADJUST_TRANSPORT == (int)XT_ILA_CSUM_ADJUST_TRANSPORT);
 static_assert((int)ILA_MAP_CSUM_NEUTRAL_MAP == (int)XT_ILA_CSUM_NEUTRAL_MAP);
+static_assert((int)ILA_MAP_CSUM_NO_ACTION == (int)XT_ILA_CSUM_NO_ACTION);
 static_assert((int)ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == (int)XT_ILA_CSUM_NEUTRAL_MAP_AUTO);
-static_assert((int)ILA_MAP_CSUM_NONE == (int)XT_ILA_CSUM_NONE);
+static_assert((int)ILA_MAP_CSUM_RFC6296 == (int)XT_ILA_CSUM_RFC6296);
 static_assert(ILA_MAP_NAMSIZ == XT_ILA_MAP_NAMELEN);
 
 #define NF_ILA_MAP_MAX_PER_NET	1024

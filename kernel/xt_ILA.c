@@ -1,52 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * xt_ILA: Identifier-Locator Addressing prefix translation as an ip6tables
- * target (mangle table), in the style of DNPT/SNPT, with ILA's checksum
- * modes (adjust-transport, neutral-map, neutral-map-auto, none).
+ * target (mangle table), in the style of DNPT/SNPT, with the checksum
+ * modes of the kernel's ILA (adjust-transport, neutral-map, no-action,
+ * neutral-map-auto) and RFC 6296's (rfc6296: a drop-in for DNPT/SNPT).
  *
  * The arithmetic lives in include/common/ila_csum.h (shared with the unit
- * tests); checkentry precomputes everything, so a packet costs a prefix
- * compare, an address write and, for adjust-transport, one 16-bit
- * checksum update.
- *
- * Checksum state of the skb after translation:
- *  CHECKSUM_PARTIAL      only the pseudo-header seed in the L4 field changes
- *                        (adjust-transport); the device completes the rest.
- *  CHECKSUM_COMPLETE     skb->csum gets the sum of every change we made, so
- *                        it stays the sum of the packet from skb->data.
- *  CHECKSUM_UNNECESSARY  stays: the L4 checksum is still right, except in
- *                        mode none, where it becomes CHECKSUM_NONE.
- * Non-first fragments only get the address rewrite: the L4 checksum lives
- * in the first fragment, which carries the whole fix.
+ * tests), the per-packet work in ila_xlat.h (shared with the direct
+ * hooks); checkentry precomputes everything, so a packet costs a prefix
+ * compare, an address write and one 16-bit checksum update.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/skbuff.h>
-#include <linux/ipv6.h>
-#include <linux/icmpv6.h>
-#include <linux/tcp.h>
-#include <linux/udp.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_ILA.h>
-#include <net/ipv6.h>
-#include <net/checksum.h>
 
-#include <common/ila_csum.h>
-
+#include "ila_xlat.h"
 #include "nf_ila_map.h"
 
 static_assert(sizeof(struct ila_xlat) <= sizeof_field(struct xt_ila_tginfo, kpriv));
 static_assert(XT_ILA_CSUM_ADJUST_TRANSPORT == ILA_MODE_ADJUST_TRANSPORT);
 static_assert(XT_ILA_CSUM_NEUTRAL_MAP == ILA_MODE_NEUTRAL_MAP);
+static_assert(XT_ILA_CSUM_NO_ACTION == ILA_MODE_NO_ACTION);
 static_assert(XT_ILA_CSUM_NEUTRAL_MAP_AUTO == ILA_MODE_NEUTRAL_MAP_AUTO);
-static_assert(XT_ILA_CSUM_NONE == ILA_MODE_NONE);
+static_assert(XT_ILA_CSUM_RFC6296 == ILA_MODE_RFC6296);
+static_assert(__XT_ILA_CSUM_MAX == ILA_MODE_COUNT);
 static_assert(offsetof(struct ipv6hdr, saddr) == ILA_IP6_SADDR_OFF);
 static_assert(offsetof(struct ipv6hdr, daddr) == ILA_IP6_DADDR_OFF);
-
-#define ILA_ICMP6_HLEN	sizeof(struct icmp6hdr)
 
 static inline const struct ila_xlat *ila_priv(const struct xt_ila_tginfo *info)
 {
@@ -78,78 +62,10 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res))
 		return false;
 	memcpy(loc, &res.locator, sizeof(res.locator));
-	ila_xlat_init(x, addr, loc, ILA_MAX_PFX_LEN, res.csum_mode, src);
+	ila_xlat_init(x, addr, loc, ILA_MAX_PFX_LEN, res.csum_mode, src,
+		      info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
+						       ILA_DIR_SIR2ILA);
 	return true;
-}
-
-/* Offset of the checksum field in an L4 header whose checksum covers the
- * IPv6 pseudo-header, 0 for protocols without one.
- */
-static inline unsigned int ila_l4_csum_off(u8 proto)
-{
-	switch (proto) {
-	case IPPROTO_TCP:
-		return offsetof(struct tcphdr, check);
-	case IPPROTO_UDP:
-	case IPPROTO_UDPLITE:
-	case IPPROTO_DCCP:
-		return offsetof(struct udphdr, check);
-	case IPPROTO_ICMPV6:
-		return offsetof(struct icmp6hdr, icmp6_cksum);
-	}
-	return 0;
-}
-
-/* Where the L4 checksum of the packet quoted in an ICMPv6 error lies. */
-struct ila_quote {
-	unsigned int off;	/* quoted IPv6 header, 0: nothing to translate */
-	unsigned int csum;	/* its L4 checksum field (adjust-transport), or 0 */
-	bool udp;
-};
-
-/*
- * An ICMPv6 error at thoff: find out whether its quoted header carries an
- * address to translate (the quoted source for --translate dst, the quoted
- * destination for --translate src). Reads only; returns the length of the
- * skb that must be writable for the job, 0 if there is none.
- */
-static unsigned int ila_icmp_prepare(const struct sk_buff *skb,
-				     const struct ila_xlat *x,
-				     unsigned int thoff, struct ila_quote *q)
-{
-	struct ipv6hdr _qh;
-	const struct ipv6hdr *qh;
-	unsigned int qoff = thoff + ILA_ICMP6_HLEN, len, coff;
-	__be16 frag_off;
-	u8 _type, proto;
-	const u8 *type;
-	int l4off;
-
-	type = skb_header_pointer(skb, thoff, sizeof(_type), &_type);
-	if (!type || (*type & ICMPV6_INFOMSG_MASK))
-		return 0;
-	qh = skb_header_pointer(skb, qoff, sizeof(_qh), &_qh);
-	if (!qh || !ila_match(x, (const u8 *)qh + x->qoff) ||
-	    !ila_can_xlat(x, (const u8 *)qh + x->qoff))
-		return 0;
-
-	q->off = qoff;
-	q->csum = 0;
-	len = qoff + sizeof(*qh);
-	if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
-		return len;
-
-	/* adjust-transport: fix the quoted L4 checksum too, when quoted */
-	proto = qh->nexthdr;
-	l4off = ipv6_skip_exthdr(skb, len, &proto, &frag_off);
-	if (l4off < 0 || (ntohs(frag_off) & ~0x7))
-		return len;
-	coff = ila_l4_csum_off(proto);
-	if (!coff || l4off + coff + 2 > skb->len)
-		return len;
-	q->csum = l4off + coff;
-	q->udp = proto == IPPROTO_UDP;
-	return q->csum + 2;
 }
 
 static unsigned int
@@ -157,110 +73,16 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 {
 	const struct xt_ila_tginfo *info = par->targinfo;
 	const struct ila_xlat *x = ila_priv(info);
-	const bool map = info->flags & XT_ILA_F_MAP;
 	struct ila_xlat mx;
-	const unsigned int nhoff = skb_network_offset(skb);
-	unsigned int thoff = nhoff + sizeof(struct ipv6hdr);
-	unsigned int wlen = thoff, coff = 0;
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	struct ila_quote q = { .off = 0 };
-	__u16 pseudo = 0, payload = 0, tot = 0;
-	bool outer, partial;
-	__be16 frag_off;
-	u8 proto;
-	int off;
 
-	if (map) {
-		if (!ila_map_xlat(info, ip6h, &mx))
+	if (info->flags & XT_ILA_F_MAP) {
+		if (!ila_map_xlat(info, ipv6_hdr(skb), &mx))
 			return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP :
 								  XT_CONTINUE;
 		x = &mx;
 	}
-	outer = ila_match(x, (const u8 *)ip6h + x->aoff);
-	proto = ip6h->nexthdr;
-	if (likely(proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
-		if (!outer)
-			return XT_CONTINUE;
-	} else if (proto != IPPROTO_ICMPV6) {
-		if (!outer && !ipv6_ext_hdr(proto))
-			return XT_CONTINUE;
-		off = ipv6_skip_exthdr(skb, thoff, &proto, &frag_off);
-		if (off < 0 || (ntohs(frag_off) & ~0x7))
-			proto = NEXTHDR_NONE;	/* no L4 header here */
-		else
-			thoff = off;
-		if (!outer && proto != IPPROTO_ICMPV6)
-			return XT_CONTINUE;
-	}
-
-	if (outer) {
-		if (unlikely(!ila_can_xlat(x, (const u8 *)ip6h + x->aoff)))
-			return NF_DROP;	/* low 16 bits 0xffff: not reversible */
-		if (x->mode == ILA_MODE_ADJUST_TRANSPORT)
-			coff = ila_l4_csum_off(proto);
-	}
-	if (unlikely(proto == IPPROTO_ICMPV6)) {
-		wlen = max(wlen, ila_icmp_prepare(skb, x, thoff, &q));
-		if (q.off)
-			coff = ila_l4_csum_off(proto);
-		else if (!outer)
-			return XT_CONTINUE;
-	}
-	if (coff) {
-		coff += thoff;
-		wlen = max(wlen, coff + 2);
-	}
-
-	/* a truncated L4 header can't get its checksum fixed */
-	if (unlikely(skb_ensure_writable(skb, wlen)))
-		return NF_DROP;
-	/* --map: a quoted address shares the outer one's entry only if it
-	 * has the same identifier (an error returning to the sender)
-	 */
-	if (map && q.off &&
-	    memcmp(skb->data + q.off + x->qoff + 8,
-		   skb->data + nhoff + x->aoff + 8, 8))
-		q.off = 0;
-
-	if (outer)
-		pseudo = ila_xlat_addr(x, skb->data + nhoff + x->aoff);
-	tot = pseudo;
-	if (q.off) {
-		payload = ila_xlat_addr(x, skb->data + q.off + x->qoff);
-		if (q.csum && payload)
-			payload = ila_add16(payload,
-					    ila_l4_csum_fix(skb->data + q.csum,
-							    payload, 0, 1, q.udp));
-		tot = ila_add16(tot, payload);
-	}
-
-	partial = skb->ip_summed == CHECKSUM_PARTIAL;
-	if (coff) {
-		/* only adjust-transport puts the pseudo-header change here */
-		if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
-			pseudo = 0;
-		if (partial)
-			ila_l4_csum_fix(skb->data + coff, pseudo, 1, 1, false);
-		else if (pseudo || payload)
-			tot = ila_add16(tot, ila_l4_csum_fix(skb->data + coff,
-					ila_add16(pseudo, payload), 0, 1,
-					proto == IPPROTO_UDP));
-	}
-
-	switch (skb->ip_summed) {
-	case CHECKSUM_COMPLETE:
-		if (tot)
-			skb->csum = csum_block_add(skb->csum,
-						   (__force __wsum)(u32)tot, nhoff);
-		break;
-	case CHECKSUM_UNNECESSARY:
-		if (outer && x->mode == ILA_MODE_NONE) {
-			skb->ip_summed = CHECKSUM_NONE;
-			skb->csum_level = 0;
-		}
-		break;
-	}
-	return XT_CONTINUE;
+	return ila_xlat_skb(skb, x, info->flags & XT_ILA_F_MAP) ? XT_CONTINUE :
+								 NF_DROP;
 }
 
 /* --map NAME: takes the place of the prefixes and of --csum-mode */
@@ -334,7 +156,7 @@ static int ila_tg6_check(const struct xt_tgchk_param *par)
 	}
 	if (info->src_pfx_len > ILA_MAX_PFX_LEN ||
 	    info->dst_pfx_len > ILA_MAX_PFX_LEN) {
-		pr_info_ratelimited("--src-pfx/--dst-pfx: prefix length must be at most %u\n",
+		pr_info_ratelimited("--src-pfx/--dst-pfx: prefix length must be 1..%u\n",
 				    ILA_MAX_PFX_LEN);
 		return -EINVAL;
 	}
@@ -368,16 +190,28 @@ static int ila_tg6_check(const struct xt_tgchk_param *par)
 
 	if (info->flags & XT_ILA_F_MAP)
 		return ila_tg6_check_map(par, info);
+	if (!info->src_pfx_len) {
+		pr_info_ratelimited("--src-pfx/--dst-pfx: prefix length must be 1..%u (/0 would translate every address)\n",
+				    ILA_MAX_PFX_LEN);
+		return -EINVAL;
+	}
 
+	if ((info->flags & XT_ILA_F_ILA2SIR) &&
+	    info->csum_mode != XT_ILA_CSUM_NEUTRAL_MAP) {
+		pr_info_ratelimited("--direction: only with --csum-mode neutral-map or --map\n");
+		return -EINVAL;
+	}
 	ila_xlat_init((struct ila_xlat *)info->kpriv, info->src_pfx.in6.s6_addr,
 		      info->dst_pfx.in6.s6_addr, info->src_pfx_len,
-		      info->csum_mode, info->translate == XT_ILA_TRANSLATE_SRC);
+		      info->csum_mode, info->translate == XT_ILA_TRANSLATE_SRC,
+		      info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
+						       ILA_DIR_SIR2ILA);
 	return 0;
 }
 
 static struct xt_target ila_tg6_reg __read_mostly = {
 	.name		= "ILA",
-	.revision	= 0,
+	.revision	= 1,
 	.family		= NFPROTO_IPV6,
 	.table		= "mangle",
 	.hooks		= (1 << NF_INET_PRE_ROUTING) | (1 << NF_INET_LOCAL_OUT) |

@@ -28,6 +28,7 @@ enum : unsigned int {
 	O_CSUM_MODE,
 	O_MAP,
 	O_MISS,
+	O_DIRECTION,
 };
 
 struct name_value {
@@ -39,11 +40,17 @@ struct name_value {
 constexpr name_value csum_modes[] = {
 	{"adjust-transport", XT_ILA_CSUM_ADJUST_TRANSPORT},
 	{"neutral-map", XT_ILA_CSUM_NEUTRAL_MAP},
+	{"none", XT_ILA_CSUM_NO_ACTION},
 	{"neutral-map-auto", XT_ILA_CSUM_NEUTRAL_MAP_AUTO},
-	{"none", XT_ILA_CSUM_NONE},
-	/* the names ip-route(8) uses for the same modes */
+	{"rfc6296", XT_ILA_CSUM_RFC6296},
+	/* the names ip-route(8) and ip-ila(8) use for the same modes */
 	{"adj-transport", XT_ILA_CSUM_ADJUST_TRANSPORT},
-	{"no-action", XT_ILA_CSUM_NONE},
+	{"no-action", XT_ILA_CSUM_NO_ACTION},
+};
+
+constexpr name_value directions[] = {
+	{"sir2ila", 0},
+	{"ila2sir", XT_ILA_F_ILA2SIR},
 };
 
 constexpr name_value misses[] = {
@@ -109,13 +116,19 @@ void parse_pfx(const char *option, const char *arg, in6_addr *pfx, __u8 *len)
 
 	unsigned int n;
 	std::string lenstr(s.substr(slash + 1));
-	if (!xtables_strtoui(lenstr.c_str(), nullptr, &n, 0, 128))
+	bool digits = !lenstr.empty() && lenstr.size() <= 3 &&
+		      lenstr.find_first_not_of("0123456789") == std::string::npos;
+	if (!digits || !xtables_strtoui(lenstr.c_str(), nullptr, &n, 0, 128))
 		xtables_error(PARAMETER_PROBLEM, "ILA: %s \"%s\": bad prefix length \"%s\"",
 			      option, arg, lenstr.c_str());
 	if (n > ILA_MAX_PFX_LEN)
 		xtables_error(PARAMETER_PROBLEM,
 			      "ILA: %s \"%s\": prefix length %u is longer than %u (the locator)",
 			      option, arg, n, ILA_MAX_PFX_LEN);
+	if (n == 0)
+		xtables_error(PARAMETER_PROBLEM,
+			      "ILA: %s \"%s\": prefix length 0 would translate every address (1..%u)",
+			      option, arg, ILA_MAX_PFX_LEN);
 	if (!ila_pfx_host_bits_clear(pfx->s6_addr, n)) {
 		in6_addr net = *pfx;
 		__u8 mask[16];
@@ -160,7 +173,14 @@ void ila_help()
 "                           checksums; neutral-map: checksum-neutral, the\n"
 "                           identifier's low 16 bits absorb the change and\n"
 "                           the C-bit marks it; neutral-map-auto: the same\n"
-"                           without C-bit; none: leave checksums alone\n"
+"                           without C-bit; none: leave checksums alone;\n"
+"                           rfc6296: NPTv6 checksum-neutral mapping, as\n"
+"                           DNPT/SNPT (any length 1..64). Aliases as in\n"
+"                           ip-route(8): adj-transport, no-action\n"
+"  --direction sir2ila|ila2sir\n"
+"                           neutral-map: sir2ila (default) adjusts and sets\n"
+"                           the C-bit; ila2sir undoes it where the C-bit is\n"
+"                           set and leaves other identifiers untouched\n"
 "  --map NAME               instead of the prefixes: the locator (upper 64\n"
 "                           bits) and checksum mode come from the entry for\n"
 "                           the identifier (lower 64 bits) in the ILA map\n"
@@ -177,6 +197,7 @@ const xt_option_entry ila_opts[] = {
 	{.name = "map", .type = XTTYPE_STRING, .id = O_MAP,
 	 .excl = (1U << O_SRC_PFX) | (1U << O_DST_PFX) | (1U << O_CSUM_MODE)},
 	{.name = "miss", .type = XTTYPE_STRING, .id = O_MISS, .also = 1U << O_MAP},
+	{.name = "direction", .type = XTTYPE_STRING, .id = O_DIRECTION},
 	XTOPT_TABLEEND,
 };
 
@@ -204,6 +225,9 @@ void ila_parse(xt_option_call *cb)
 	case O_MISS:
 		info->flags |= value_of(misses, "--miss", cb->arg);
 		break;
+	case O_DIRECTION:
+		info->flags |= value_of(directions, "--direction", cb->arg);
+		break;
 	}
 }
 
@@ -213,6 +237,9 @@ void ila_fcheck(xt_fcheck_call *cb)
 
 	if (cb->xflags & (1U << O_MAP))
 		return; /* libxtables refused --src-pfx/--dst-pfx/--csum-mode */
+	if ((cb->xflags & (1U << O_DIRECTION)) && info->csum_mode != XT_ILA_CSUM_NEUTRAL_MAP)
+		xtables_error(PARAMETER_PROBLEM,
+			      "ILA: --direction only applies to --csum-mode neutral-map (or --map)");
 	if (cb->xflags & (1U << O_MISS))
 		xtables_error(PARAMETER_PROBLEM, "ILA: --miss needs --map NAME");
 	if (!(cb->xflags & (1U << O_SRC_PFX)))
@@ -233,13 +260,15 @@ void ila_print(const void *, const xt_entry_target *target, int)
 		std::printf(" translate %s map %.*s miss %s", name_of(translations, info->translate),
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
 			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
-		return;
+	} else {
+		std::printf(" translate %s src-pfx %s/%u dst-pfx %s/%u csum-mode %s",
+			    name_of(translations, info->translate),
+			    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
+			    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
+			    name_of(csum_modes, info->csum_mode));
 	}
-	std::printf(" translate %s src-pfx %s/%u dst-pfx %s/%u csum-mode %s",
-		    name_of(translations, info->translate),
-		    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
-		    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
-		    name_of(csum_modes, info->csum_mode));
+	if (info->flags & XT_ILA_F_ILA2SIR)
+		std::printf(" direction ila2sir");
 }
 
 void ila_save(const void *, const xt_entry_target *target)
@@ -251,13 +280,15 @@ void ila_save(const void *, const xt_entry_target *target)
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
 			    name_of(translations, info->translate),
 			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
-		return;
+	} else {
+		std::printf(" --src-pfx %s/%u --dst-pfx %s/%u --translate %s --csum-mode %s",
+			    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
+			    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
+			    name_of(translations, info->translate),
+			    name_of(csum_modes, info->csum_mode));
 	}
-	std::printf(" --src-pfx %s/%u --dst-pfx %s/%u --translate %s --csum-mode %s",
-		    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
-		    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
-		    name_of(translations, info->translate),
-		    name_of(csum_modes, info->csum_mode));
+	if (info->flags & XT_ILA_F_ILA2SIR)
+		std::printf(" --direction ila2sir");
 }
 
 /*
@@ -303,7 +334,7 @@ int ila_xlate(xt_xlate *xl, const xt_xlate_tg_params *params)
 xtables_target ila_tg_reg = {
 	.version	= XTABLES_VERSION,
 	.name		= "ILA",
-	.revision	= 0,
+	.revision	= 1,
 	.family		= NFPROTO_IPV6,
 	.size		= XT_ALIGN(sizeof(xt_ila_tginfo)),
 	.userspacesize	= offsetof(xt_ila_tginfo, kpriv),

@@ -10,24 +10,41 @@
  * swaps bytes on the packet path.
  *
  * An IPv6 address is locator (upper 64 bits) + identifier (lower 64). A
- * translation moves addresses inside the source prefix (length <= 64) into
+ * translation moves addresses inside the source prefix (length 1..64) into
  * the destination prefix, which changes the one's complement sum of the
  * address by a constant, diff = sum(dst prefix) - sum(src prefix). The
- * checksum modes deal with that change:
+ * checksum modes deal with that change (numbers as in <linux/ila.h>, plus
+ * rfc6296):
  *
  *  adjust-transport  the TCP/UDP/ICMPv6 checksum absorbs diff (pseudo-header)
- *  neutral-map-auto  the identifier's low 16 bits absorb it, so the address
- *                    sum (and every checksum over it) is unchanged
- *  neutral-map       the same, and the C-bit (0x10 in byte 8) marks an
- *                    address that carries the adjustment: a clear C-bit is
- *                    set (SIR -> ILA), a set C-bit is cleared (ILA -> SIR)
- *  none              checksums are left as they are
+ *  neutral-map       the identifier's low 16 bits absorb it, so the address
+ *                    sum (and every checksum over it) is unchanged, and the
+ *                    C-bit (0x10 in byte 8) marks an address carrying the
+ *                    adjustment. As net/ipv6/ila/ila_common.c: SIR -> ILA
+ *                    adjusts and sets the C-bit (a SIR address with the
+ *                    C-bit set is malformed: dropped, where the kernel
+ *                    WARNs and corrupts the checksum); ILA -> SIR undoes
+ *                    the adjustment and clears the C-bit only when it is
+ *                    set, and otherwise (an address from an
+ *                    adjust-transport or no-action peer) replaces the
+ *                    locator and leaves the identifier untouched.
+ *  no-action         checksums are left as they are
+ *  neutral-map-auto  like neutral-map without the C-bit: every translation
+ *                    adjusts the low 16 bits
+ *  rfc6296           RFC 6296 section 3.5 (NPTv6, ip6t_NPT): a word of the
+ *                    address absorbs diff: word 3 (bits 48..63) for a prefix
+ *                    of 48 bits or less, else the first of words 4..7 that
+ *                    is not 0xffff (all 0xffff: not translatable, dropped);
+ *                    a result of 0xffff is written 0x0000
  *
- * One's complement has two zeros (0x0000, 0xffff). The neutral modes always
- * write the adjusted 16 bits with 0x0000 for zero, so translating back with
- * the reverse rule restores the original bits exactly; an identifier whose
- * low 16 bits are 0xffff cannot be restored and is refused (the kernel
- * drops such packets).
+ * One's complement has two zeros (0x0000, 0xffff). We write an adjusted
+ * word with 0x0000 for zero, as RFC 6296 does; the kernel's ILA writes
+ * 0xffff. Both forms are accepted on input, so a kernel peer's address
+ * translates back to the original. A SIR -> ILA neutral-map translation of
+ * an identifier whose low 16 bits are 0xffff could not be restored (it
+ * would come back as 0000) and is refused; the direction-less
+ * neutral-map-auto translates it (the kernel's ILA restores ffff but turns
+ * 0000 into ffff).
  */
 #ifndef _NFILR_COMMON_ILA_CSUM_H
 #define _NFILR_COMMON_ILA_CSUM_H
@@ -42,11 +59,20 @@
 #define ILA_ADJ_OFF		14	/* the identifier's low 16 bits */
 #define ILA_MAX_PFX_LEN		64
 
-/* Mode numbers, equal to enum xt_ila_csum_mode. */
+/*
+ * Mode numbers: those of enum ila_csum_mode in <linux/ila.h> (the kernel's
+ * ILA), equal to enum xt_ila_csum_mode and enum ila_map_csum_mode.
+ */
 #define ILA_MODE_ADJUST_TRANSPORT	0
 #define ILA_MODE_NEUTRAL_MAP		1
-#define ILA_MODE_NEUTRAL_MAP_AUTO	2
-#define ILA_MODE_NONE			3
+#define ILA_MODE_NO_ACTION		2
+#define ILA_MODE_NEUTRAL_MAP_AUTO	3
+#define ILA_MODE_RFC6296		4	/* ours: NPTv6 */
+#define ILA_MODE_COUNT			5
+
+/* Direction of a neutral-map translation (the C-bit rules). */
+#define ILA_DIR_SIR2ILA			0
+#define ILA_DIR_ILA2SIR			1
 
 /* Precomputed state of one rule: everything the packet path needs. */
 struct ila_xlat {
@@ -59,7 +85,9 @@ struct ila_xlat {
 	__u8 mode;	/* ILA_MODE_* */
 	__u8 aoff;	/* offset of the translated address in the IPv6 header */
 	__u8 qoff;	/* offset of the address translated in a quoted header */
-	__u8 pad[3];
+	__u8 dir;	/* ILA_DIR_*, for neutral-map */
+	__u8 word;	/* rfc6296: 3 (prefix <= 48 bits), else 0: search 4..7 */
+	__u8 pad;
 };
 
 static inline __u16 ila_get16(const void *p)
@@ -160,13 +188,14 @@ static inline int ila_pfx_host_bits_clear(const __u8 pfx[16], unsigned int len)
 
 /*
  * Fill x for one rule. src and dst are the 16-byte prefixes (host bits
- * clear, checked by the caller), len their common length (<= 64), mode an
+ * clear, checked by the caller), len their common length (1..64), mode an
  * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
- * source.
+ * source, dir an ILA_DIR_* (used by neutral-map only).
  */
 static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
 				 const __u8 dst[16], unsigned int len,
-				 unsigned int mode, int translate_src)
+				 unsigned int mode, int translate_src,
+				 unsigned int dir)
 {
 	const __u16 cbit = ila_raw16(ILA_CBIT << 8);
 	__u8 mask[16];
@@ -192,13 +221,17 @@ static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
 		x->adj_clear = x->adj;
 	}
 	x->mode = (__u8)mode;
+	x->dir = (__u8)dir;
+	x->word = len <= 48 ? 3 : 0;
 	x->aoff = translate_src ? ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF;
 	x->qoff = translate_src ? ILA_IP6_DADDR_OFF : ILA_IP6_SADDR_OFF;
 }
 
+/* 1 if the mode keeps the address sum (no transport checksum changes). */
 static inline int ila_mode_neutral(unsigned int mode)
 {
-	return mode == ILA_MODE_NEUTRAL_MAP || mode == ILA_MODE_NEUTRAL_MAP_AUTO;
+	return mode == ILA_MODE_NEUTRAL_MAP ||
+	       mode == ILA_MODE_NEUTRAL_MAP_AUTO || mode == ILA_MODE_RFC6296;
 }
 
 /* 1 if the address (16 bytes) is inside the source prefix. */
@@ -210,37 +243,74 @@ static inline int ila_match(const struct ila_xlat *x, const void *addr)
 		((ila_get32(a + 4) ^ x->src[1]) & x->mask[1])) == 0;
 }
 
+/* rfc6296: the offset of the word that absorbs the change, 0 if none. */
+static inline unsigned int ila_rfc6296_word(const struct ila_xlat *x,
+					    const __u8 *a)
+{
+	unsigned int i;
+
+	if (x->word)
+		return 2 * x->word;
+	for (i = 8; i < 16; i += 2)
+		if (ila_get16(a + i) != 0xffff)
+			return i;
+	return 0;
+}
+
 /* 1 if a matching address can be translated in this mode. */
 static inline int ila_can_xlat(const struct ila_xlat *x, const void *addr)
 {
-	return !ila_mode_neutral(x->mode) ||
-	       ila_get16((const __u8 *)addr + ILA_ADJ_OFF) != 0xffff;
+	const __u8 *a = (const __u8 *)addr;
+
+	switch (x->mode) {
+	case ILA_MODE_NEUTRAL_MAP:
+		if (x->dir != ILA_DIR_SIR2ILA)
+			return 1;
+		/* a SIR address has no C-bit, and ffff could not come back */
+		return !(a[ILA_CBIT_BYTE] & ILA_CBIT) &&
+		       ila_get16(a + ILA_ADJ_OFF) != 0xffff;
+	case ILA_MODE_RFC6296:
+		return ila_rfc6296_word(x, a) != 0;
+	}
+	return 1;
 }
 
 /*
  * Translate a matching address in place (ila_match() and ila_can_xlat()
  * true). Returns the change of its one's complement sum: diff for
- * adjust-transport and none, 0 for the neutral modes.
+ * adjust-transport and no-action, and for a neutral-map ILA -> SIR
+ * translation of an address without the C-bit; 0 otherwise.
  */
 static inline __u16 ila_xlat_addr(const struct ila_xlat *x, void *addr)
 {
 	__u8 *a = (__u8 *)addr;
+	unsigned int w = ILA_ADJ_OFF;
+	__u16 adj = x->adj;
 
-	if (ila_mode_neutral(x->mode)) {
-		__u16 adj = x->adj;
-
-		if (x->mode == ILA_MODE_NEUTRAL_MAP) {
-			if (a[ILA_CBIT_BYTE] & ILA_CBIT)
-				adj = x->adj_clear;
-			a[ILA_CBIT_BYTE] ^= ILA_CBIT;
+	switch (x->mode) {
+	case ILA_MODE_NEUTRAL_MAP:
+		if (x->dir == ILA_DIR_ILA2SIR) {
+			if (!(a[ILA_CBIT_BYTE] & ILA_CBIT)) {
+				w = 0;	/* identifier untouched */
+				break;
+			}
+			adj = x->adj_clear;
 		}
-		ila_put16(a + ILA_ADJ_OFF,
-			  ila_canon16(ila_add16(ila_get16(a + ILA_ADJ_OFF), adj)));
+		a[ILA_CBIT_BYTE] ^= ILA_CBIT;
+		break;
+	case ILA_MODE_RFC6296:
+		w = ila_rfc6296_word(x, a);
+		break;
+	case ILA_MODE_NEUTRAL_MAP_AUTO:
+		break;
+	default:
+		w = 0;
 	}
+	if (w)
+		ila_put16(a + w, ila_canon16(ila_add16(ila_get16(a + w), adj)));
 	ila_put32(a, (ila_get32(a) & ~x->mask[0]) | x->dst[0]);
 	ila_put32(a + 4, (ila_get32(a + 4) & ~x->mask[1]) | x->dst[1]);
-
-	return ila_mode_neutral(x->mode) ? 0 : x->diff;
+	return w ? 0 : x->diff;
 }
 
 /* A final checksum field after the data it covers changed by +delta. */

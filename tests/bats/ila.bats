@@ -35,7 +35,8 @@ teardown() {
 	run ip6tables -j ILA --help
 	[ "$status" -eq 0 ]
 	for o in --src-pfx --dst-pfx --translate --csum-mode adjust-transport neutral-map \
-		neutral-map-auto none; do
+		neutral-map-auto none rfc6296 adj-transport no-action --direction sir2ila ila2sir \
+		--map --miss; do
 		[[ $output == *"$o"* ]] || { echo "missing $o"; false; }
 	done
 }
@@ -48,6 +49,11 @@ teardown() {
 		"--dst-pfx 3333::/64|--src-pfx ADDR/LEN is required"
 		"--src-pfx 2001:zz8::/64 --dst-pfx 3333::/64|--src-pfx \"2001:zz8::/64\": bad IPv6 address"
 		"--src-pfx 2001:db8::/65 --dst-pfx 3333::/65|--src-pfx \"2001:db8::/65\": prefix length 65 is longer than 64"
+		"--src-pfx ::/0 --dst-pfx 3333::/64|--src-pfx \"::/0\": prefix length 0 would translate every address"
+		"--src-pfx 2001:db8::/0x30 --dst-pfx 3333::/48|--src-pfx \"2001:db8::/0x30\": bad prefix length \"0x30\""
+		"--src-pfx 2001:db8::/060 --dst-pfx 3333::/60|--src-pfx \"2001:db8::/060\": bad prefix length \"060\""
+		"$ok --direction ila2sir|--direction only applies to --csum-mode neutral-map"
+		"$ok --csum-mode neutral-map --direction back|--direction: unknown value \"back\""
 		"--src-pfx 2001:db8::/48 --dst-pfx 3333::/64|--src-pfx (/48) and --dst-pfx (/64) must have the same prefix length"
 		"--src-pfx 2001:db8::/64 --dst-pfx 3333::1/64|--dst-pfx \"3333::1/64\": host bits set (did you mean 3333::/64?)"
 		"--src-pfx 2001:db8:: --dst-pfx 3333::/64|--src-pfx \"2001:db8::\": prefix length missing"
@@ -108,15 +114,19 @@ teardown() {
 			in_ns "$t" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src \
 				--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --csum-mode "$m"
 		done
+		in_ns "$t" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src --direction ila2sir \
+			--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --csum-mode neutral-map
 		in_ns "$t" "$ipt" -t mangle -A OUTPUT -p udp -j ILA --src-pfx 2001:db8::/48 \
 			--dst-pfx 2001:db8:ffff::/48 --csum-mode adj-transport
-		in_ns "$t" "$ipt" -t mangle -A INPUT -j ILA --translate src --src-pfx ::/0 --dst-pfx ::/0 \
+		in_ns "$t" "$ipt" -t mangle -A INPUT -j ILA --translate src --src-pfx ::/1 --dst-pfx 8000::/1 \
 			--csum-mode no-action
 		a=$(in_ns "$t" "$ipt-save" -t mangle | grep -v '^#')
 		echo "$a"
 		grep -qxF -- '-A PREROUTING -d 2001:db8:0:3::/64 -j ILA --src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64 --translate dst --csum-mode adjust-transport' <<<"$a"
 		grep -qxF -- '-A POSTROUTING -j ILA --src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --translate src --csum-mode neutral-map-auto' <<<"$a"
-		grep -qxF -- '-A INPUT -j ILA --src-pfx ::/0 --dst-pfx ::/0 --translate src --csum-mode none' <<<"$a"
+		grep -qxF -- '-A POSTROUTING -j ILA --src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --translate src --csum-mode rfc6296' <<<"$a"
+		grep -qxF -- '-A POSTROUTING -j ILA --src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --translate src --csum-mode neutral-map --direction ila2sir' <<<"$a"
+		grep -qxF -- '-A INPUT -j ILA --src-pfx ::/1 --dst-pfx 8000::/1 --translate src --csum-mode none' <<<"$a"
 		in_ns "$t" "$ipt" -t mangle -F
 		in_ns "$t" "$ipt-restore" <<<"$a"
 		b=$(in_ns "$t" "$ipt-save" -t mangle | grep -v '^#')
@@ -125,11 +135,11 @@ teardown() {
 		in_ns "$t" "$ipt" -t mangle -L POSTROUTING -n | grep -q 'translate src src-pfx 3333:0:0:1::/64 dst-pfx 2001:db8:0:3::/64 csum-mode neutral-map$'
 		in_ns "$t" "$ipt" -t mangle -D POSTROUTING -j ILA --translate src \
 			--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64 --csum-mode none
-		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c -- '-j ILA')" -eq 6 ]
+		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c -- '-j ILA')" -eq 8 ]
 		if [ "$ipt" = ip6tables-nft ]; then
 			run in_ns "$t" nft list ruleset
 			echo "$output"
-			[ "$(grep -c 'xt target ILA' <<<"$output")" -eq 6 ]
+			[ "$(grep -c 'xt target ILA' <<<"$output")" -eq 8 ]
 		fi
 		in_ns "$t" "$ipt" -t mangle -F
 	done
@@ -159,7 +169,7 @@ teardown() {
 
 	# no native equivalent: said so (the rule comes back as a comment)
 	local m
-	for m in neutral-map neutral-map-auto none; do
+	for m in neutral-map neutral-map-auto none rfc6296; do
 		run ip6tables-translate -t mangle -A PREROUTING -j ILA \
 			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64 --csum-mode "$m"
 		echo "$output"
@@ -217,7 +227,7 @@ teardown() {
 			adjust-transport)
 				[ "$c_in" != "$c_out" ]
 				[[ $output == *"udp sum ok"* ]] ;;
-			neutral-map | neutral-map-auto)
+			neutral-map | neutral-map-auto | rfc6296)
 				[ "$c_in" = "$c_out" ]
 				[[ $output == *"udp sum ok"* ]] ;;
 			none)
@@ -253,17 +263,19 @@ teardown() {
 	# devices complete the checksums in software, the hosts verify them
 	ila_offload "$client" c0 on
 	ila_offload "$server" s0 on
-	local ipt m port=5300
+	local ipt m back port=5300
 	for ipt in $ILA_BACKENDS; do
 		for m in adjust-transport neutral-map; do
 			echo "# $ipt $m" >&3
+			back=
+			[ "$m" = neutral-map ] && back="--direction ila2sir"
 			ila_flush
 			in_ns "$client" "$ipt" -t mangle -A OUTPUT -j ILA \
 				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
 			in_ns "$client" "$ipt" -t mangle -A INPUT -j ILA --translate src \
-				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m"
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
 			in_ns "$server" "$ipt" -t mangle -A PREROUTING -j ILA \
-				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m"
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
 			in_ns "$server" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src \
 				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
 			port=$((port + 1))

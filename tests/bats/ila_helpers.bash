@@ -17,7 +17,7 @@
 ILA_SIR_PFX=2001:db8:0:3::/64
 ILA_LOC_PFX=3333:0:0:1::/64
 ILA_SIR_HOST=2001:db8:0:3::5
-ILA_MODES="adjust-transport neutral-map neutral-map-auto none"
+ILA_MODES="adjust-transport neutral-map neutral-map-auto none rfc6296"
 ILA_BACKENDS="ip6tables-legacy ip6tables-nft"
 
 # ila_words ADDR : the 8 16-bit words of ADDR as integers, in array W.
@@ -51,11 +51,12 @@ _oc_add() { # one's complement 16-bit a + b -> R
 }
 _canon() { R=$(($1 == 0xffff ? 0 : $1)); }
 
-# ila_map ADDR SRC_PFX DST_PFX MODE : the address the target makes of ADDR
-# (prefixes /64), written as by ila_expand. An independent restatement of
-# include/common/ila_csum.h for checking what is on the wire.
+# ila_map ADDR SRC_PFX DST_PFX MODE [sir2ila|ila2sir] : the address the
+# target makes of ADDR (prefixes /64), written as by ila_expand. An
+# independent restatement of include/common/ila_csum.h for checking what is
+# on the wire.
 ila_map() {
-	local mode=$4 i ss=0 sd=0 d adj=
+	local mode=$4 dir=${5:-sir2ila} i ss=0 sd=0 d adj= w=7
 	ila_words "$2"; local -a S=("${W[@]}")
 	ila_words "$3"; local -a D=("${W[@]}")
 	ila_words "$1"; local -a A=("${W[@]}")
@@ -71,13 +72,17 @@ ila_map() {
 	neutral-map)
 		if ((A[4] & 0x1000)); then
 			_oc_add "$d" $((0xffff ^ 0x1000)); A[4]=$((A[4] & ~0x1000))
-		else
+			_canon $((0xffff ^ R)); adj=$R
+		elif [ "$dir" = sir2ila ]; then
 			_oc_add "$d" 0x1000; A[4]=$((A[4] | 0x1000))
-		fi
-		_canon $((0xffff ^ R)); adj=$R ;;
+			_canon $((0xffff ^ R)); adj=$R
+		fi ;;	# ILA -> SIR without C-bit: identifier untouched
+	rfc6296) # RFC 6296 3.5 for a /64: the first of words 4..7 not ffff
+		for w in 4 5 6 7; do ((A[w] != 0xffff)) && break; done
+		_canon $((0xffff ^ d)); adj=$R ;;
 	esac
 	if [ -n "$adj" ]; then
-		_oc_add "${A[7]}" "$adj"; _canon "$R"; A[7]=$R
+		_oc_add "${A[w]}" "$adj"; _canon "$R"; A[w]=$R
 	fi
 	local IFS=:
 	printf '%x:%x:%x:%x:%x:%x:%x:%x\n' "${A[@]}"
@@ -110,15 +115,18 @@ ila_flush() {
 	done
 }
 
-# ila_rules IPT MODE : the four rules of the topology comment.
+# ila_rules IPT MODE : the four rules of the topology comment. neutral-map
+# rules that go back from the locator to the SIR prefix say so (--direction
+# ila2sir: undo where the C-bit is set).
 ila_rules() {
-	local ipt=$1 m="--csum-mode $2"
+	local ipt=$1 m="--csum-mode $2" back="--csum-mode $2"
+	[ "$2" = neutral-map ] && back+=" --direction ila2sir"
 	ila_flush
 	# shellcheck disable=SC2086
 	{
 		in_ns "$router" "$ipt" -t mangle -A PREROUTING -j ILA --src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" $m &&
-		in_ns "$router" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" $m &&
-		in_ns "$server" "$ipt" -t mangle -A PREROUTING -j ILA --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" $m &&
+		in_ns "$router" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" $back &&
+		in_ns "$server" "$ipt" -t mangle -A PREROUTING -j ILA --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" $back &&
 		in_ns "$server" "$ipt" -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" $m
 	}
 }

@@ -118,7 +118,7 @@ TEST(IlactlBatch, GoodLines)
 	EXPECT_EQ(cmds[1].first, 5U);
 	EXPECT_EQ(cmds[1].second.locator, 0x20010db800010000ULL);
 	EXPECT_EQ(cmds[2].first, 6U);
-	EXPECT_EQ(*cmds[2].second.csum_mode, 3);
+	EXPECT_EQ(*cmds[2].second.csum_mode, 2);	// none = no-action, as in <linux/ila.h>
 	EXPECT_EQ(cmds[3].second.op, ila::Op::Replace);
 	EXPECT_EQ(cmds[6].first, 10U);
 	EXPECT_EQ(cmds[6].second.op, ila::Op::Destroy);

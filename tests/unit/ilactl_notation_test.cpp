@@ -71,11 +71,16 @@ TEST(IlactlNotation, CsumModes)
 {
 	EXPECT_EQ(ila::parse_csum_mode("adjust-transport"), 0);
 	EXPECT_EQ(ila::parse_csum_mode("neutral-map"), 1);
-	EXPECT_EQ(ila::parse_csum_mode("neutral-map-auto"), 2);
-	EXPECT_EQ(ila::parse_csum_mode("none"), 3);
+	// the numbers of enum ila_csum_mode in <linux/ila.h>, then ours
+	EXPECT_EQ(ila::parse_csum_mode("none"), 2);
+	EXPECT_EQ(ila::parse_csum_mode("neutral-map-auto"), 3);
+	EXPECT_EQ(ila::parse_csum_mode("rfc6296"), 4);
+	// iproute2's names
+	EXPECT_EQ(ila::parse_csum_mode("adj-transport"), 0);
+	EXPECT_EQ(ila::parse_csum_mode("no-action"), 2);
 	EXPECT_FALSE(ila::parse_csum_mode("adjust"));
 	EXPECT_FALSE(ila::parse_csum_mode(""));
-	for (std::uint8_t m = 0; m < 4; m++)
+	for (std::uint8_t m = 0; m < 5; m++)
 		EXPECT_EQ(ila::parse_csum_mode(ila::csum_mode_name(m)), m);
 	EXPECT_EQ(ila::csum_mode_name(9), "unknown");
 }

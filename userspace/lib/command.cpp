@@ -140,7 +140,7 @@ Command parse_command(const std::vector<std::string_view> &words)
 			if (!cmd.csum_mode)
 				usage(*verb, "bad csum-mode \"" + std::string(m) +
 						     "\": use adjust-transport, neutral-map, "
-						     "neutral-map-auto or none");
+						     "none, neutral-map-auto or rfc6296");
 		} else if (cmd.op == Op::Create && key == "max-entries" && !cmd.max_entries) {
 			std::string_view m = need("max-entries value");
 			auto v = parse_uint(m, 1, ILA_MAP_LIMIT_MAX_ENTRIES);

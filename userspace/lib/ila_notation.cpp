@@ -14,14 +14,17 @@ namespace ila {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kModeNames = {
+// Indexed by mode number (those of <linux/ila.h>, then rfc6296).
+constexpr std::array<std::string_view, 5> kModeNames = {
 	"adjust-transport", // ILA_MAP_CSUM_ADJUST_TRANSPORT
 	"neutral-map",      // ILA_MAP_CSUM_NEUTRAL_MAP
+	"none",             // ILA_MAP_CSUM_NO_ACTION
 	"neutral-map-auto", // ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
-	"none",             // ILA_MAP_CSUM_NONE
+	"rfc6296",          // ILA_MAP_CSUM_RFC6296
 };
 static_assert(ILA_MAP_CSUM_ADJUST_TRANSPORT == 0 && ILA_MAP_CSUM_NEUTRAL_MAP == 1 &&
-	      ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 2 && ILA_MAP_CSUM_NONE == 3);
+	      ILA_MAP_CSUM_NO_ACTION == 2 && ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 3 &&
+	      ILA_MAP_CSUM_RFC6296 == 4 && ILA_MAP_CSUM_MAX + 1 == kModeNames.size());
 
 int hexval(char c)
 {
@@ -100,6 +103,11 @@ std::optional<std::uint8_t> parse_csum_mode(std::string_view name)
 	for (std::size_t i = 0; i < kModeNames.size(); i++)
 		if (kModeNames[i] == name)
 			return static_cast<std::uint8_t>(i);
+	// the names ip-route(8) and ip-ila(8) use, as the xtables plugin accepts
+	if (name == "adj-transport")
+		return ILA_MAP_CSUM_ADJUST_TRANSPORT;
+	if (name == "no-action")
+		return ILA_MAP_CSUM_NO_ACTION;
 	return std::nullopt;
 }
 

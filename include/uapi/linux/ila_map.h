@@ -77,13 +77,17 @@ enum ila_map_stats_attr {
 };
 #define ILA_MAP_STATS_MAX	(__ILA_MAP_STATS_MAX - 1)
 
-/* same numbering as enum xt_ila_csum_mode in <linux/netfilter/xt_ILA.h> */
+/*
+ * same numbering as enum xt_ila_csum_mode in <linux/netfilter/xt_ILA.h>:
+ * 0..3 those of enum ila_csum_mode in <linux/ila.h>, then RFC 6296
+ */
 enum ila_map_csum_mode {
 	ILA_MAP_CSUM_ADJUST_TRANSPORT = 0,
 	ILA_MAP_CSUM_NEUTRAL_MAP = 1,
-	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 2,
-	ILA_MAP_CSUM_NONE = 3,
+	ILA_MAP_CSUM_NO_ACTION = 2,
+	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 3,
+	ILA_MAP_CSUM_RFC6296 = 4,
 };
-#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_NONE
+#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_RFC6296
 
 #endif /* _UAPI_LINUX_ILA_MAP_H */

@@ -17,23 +17,37 @@ enum xt_ila_translate {
 	XT_ILA_TRANSLATE_SRC = 1,	/* POSTROUTING, INPUT */
 };
 
-/* Checksum handling, as in the kernel's ILA (Documentation/networking/ila.rst). */
+/*
+ * Checksum handling. 0..3 are the modes of the kernel's ILA with its
+ * numbers (enum ila_csum_mode in <linux/ila.h>, Documentation/networking/
+ * ila.rst); RFC6296 is the checksum-neutral mapping of NPTv6 (RFC 6296
+ * section 3.5, as ip6t_NPT's SNPT/DNPT).
+ */
 enum xt_ila_csum_mode {
 	XT_ILA_CSUM_ADJUST_TRANSPORT = 0,
 	XT_ILA_CSUM_NEUTRAL_MAP = 1,
-	XT_ILA_CSUM_NEUTRAL_MAP_AUTO = 2,
-	XT_ILA_CSUM_NONE = 3,
+	XT_ILA_CSUM_NO_ACTION = 2,
+	XT_ILA_CSUM_NEUTRAL_MAP_AUTO = 3,
+	XT_ILA_CSUM_RFC6296 = 4,
 	__XT_ILA_CSUM_MAX
 };
 
 /*
+ * Revision 1 (this layout): the csum_mode numbers above and
+ * XT_ILA_F_ILA2SIR. Revision 0 numbered the modes differently and is not
+ * supported.
+ *
  * flags: ILA maps. With XT_ILA_F_MAP the locator and checksum mode come
  * from the entry of nf_ila_map's map map[] (see <linux/ila_map.h>) for the
  * packet's identifier; the prefixes and csum_mode must then be zero.
  */
 #define XT_ILA_F_MAP		(1U << 0)	/* locator from the map named in map[] */
 #define XT_ILA_F_MISS_DROP	(1U << 1)	/* with XT_ILA_F_MAP: drop on a miss */
-#define XT_ILA_F_ALL		(XT_ILA_F_MAP | XT_ILA_F_MISS_DROP)
+/* neutral-map translates ILA -> SIR (undo where the C-bit is set), not
+ * SIR -> ILA (the default: adjust and set the C-bit)
+ */
+#define XT_ILA_F_ILA2SIR	(1U << 2)
+#define XT_ILA_F_ALL		(XT_ILA_F_MAP | XT_ILA_F_MISS_DROP | XT_ILA_F_ILA2SIR)
 
 #define XT_ILA_MAP_NAMELEN	32
 
@@ -43,7 +57,7 @@ enum xt_ila_csum_mode {
 struct xt_ila_tginfo {
 	union nf_inet_addr	src_pfx;	/* addresses inside src_pfx ... */
 	union nf_inet_addr	dst_pfx;	/* ... are moved into dst_pfx */
-	__u8			src_pfx_len;	/* 0..64, equal to dst_pfx_len */
+	__u8			src_pfx_len;	/* 1..64, equal to dst_pfx_len */
 	__u8			dst_pfx_len;
 	__u8			translate;	/* enum xt_ila_translate */
 	__u8			csum_mode;	/* enum xt_ila_csum_mode */

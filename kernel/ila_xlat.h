@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ila_xlat.h - the per-packet ILA / NPTv6 translation of one skb, shared
+ * by every kernel entry point that translates (the -j ILA target in
+ * xt_ILA.c; direct hooks use the same function). The address and
+ * checksum arithmetic is in include/common/ila_csum.h; this file applies
+ * it to an skb: finds the L4 checksum (extension headers walked), the
+ * header quoted in an ICMPv6 error, makes what it writes writable and
+ * keeps the skb's checksum state truthful:
+ *
+ *  CHECKSUM_PARTIAL      only the pseudo-header seed in the L4 field changes
+ *                        (adjust-transport); the device completes the rest.
+ *  CHECKSUM_COMPLETE     skb->csum gets the sum of every change we made, so
+ *                        it stays the sum of the packet from skb->data.
+ *  CHECKSUM_UNNECESSARY  stays while the L4 checksum is still right; when a
+ *                        translation changed the address sum without fixing
+ *                        the L4 checksum (no-action, a neutral-map ILA->SIR
+ *                        address without C-bit) it becomes CHECKSUM_NONE,
+ *                        so the stack verifies the packet.
+ *
+ * Non-first fragments only get the address rewrite: the L4 checksum lives
+ * in the first fragment, which carries the whole fix.
+ */
+#ifndef _NFILR_ILA_XLAT_H
+#define _NFILR_ILA_XLAT_H
+
+#include <linux/skbuff.h>
+#include <linux/ipv6.h>
+#include <linux/icmpv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <net/checksum.h>
+
+#include <common/ila_csum.h>
+
+#define ILA_ICMP6_HLEN	sizeof(struct icmp6hdr)
+
+/* Offset of the checksum field in an L4 header whose checksum covers the
+ * IPv6 pseudo-header, 0 for protocols without one.
+ */
+static inline unsigned int ila_l4_csum_off(u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return offsetof(struct tcphdr, check);
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_DCCP:
+		return offsetof(struct udphdr, check);
+	case IPPROTO_ICMPV6:
+		return offsetof(struct icmp6hdr, icmp6_cksum);
+	}
+	return 0;
+}
+
+/* Where the L4 checksum of the packet quoted in an ICMPv6 error lies. */
+struct ila_quote {
+	unsigned int off;	/* quoted IPv6 header, 0: nothing to translate */
+	unsigned int csum;	/* its L4 checksum field (adjust-transport), or 0 */
+	bool udp;
+};
+
+/*
+ * An ICMPv6 error at thoff: find out whether its quoted header carries an
+ * address to translate (the quoted source for dst translation, the quoted
+ * destination for src translation). Reads only; returns the length of the
+ * skb that must be writable for the job, 0 if there is none.
+ */
+static inline unsigned int ila_icmp_prepare(const struct sk_buff *skb,
+					    const struct ila_xlat *x,
+					    unsigned int thoff,
+					    struct ila_quote *q)
+{
+	unsigned int qoff = thoff + ILA_ICMP6_HLEN, len, coff;
+	struct ipv6hdr _qh;
+	const struct ipv6hdr *qh;
+	__be16 frag_off;
+	u8 _type, proto;
+	const u8 *type;
+	int l4off;
+
+	type = skb_header_pointer(skb, thoff, sizeof(_type), &_type);
+	if (!type || (*type & ICMPV6_INFOMSG_MASK))
+		return 0;
+	qh = skb_header_pointer(skb, qoff, sizeof(_qh), &_qh);
+	if (!qh || !ila_match(x, (const u8 *)qh + x->qoff) ||
+	    !ila_can_xlat(x, (const u8 *)qh + x->qoff))
+		return 0;
+
+	q->off = qoff;
+	q->csum = 0;
+	len = qoff + sizeof(*qh);
+	if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
+		return len;
+
+	/* adjust-transport: fix the quoted L4 checksum too, when quoted */
+	proto = qh->nexthdr;
+	l4off = ipv6_skip_exthdr(skb, len, &proto, &frag_off);
+	if (l4off < 0 || (ntohs(frag_off) & ~0x7))
+		return len;
+	coff = ila_l4_csum_off(proto);
+	if (!coff || l4off + coff + 2 > skb->len)
+		return len;
+	q->csum = l4off + coff;
+	q->udp = proto == IPPROTO_UDP;
+	return q->csum + 2;
+}
+
+/*
+ * Translate the packet in skb (network header at skb_network_offset) with
+ * x: its address when inside the source prefix, and the matching address
+ * of a header quoted in an ICMPv6 error. same_ident: translate a quoted
+ * header only if its identifier equals the outer one's (x was built for
+ * the outer identifier, as --map does). Returns false if the packet must
+ * be dropped (not translatable, or not writable).
+ */
+static inline bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
+				bool same_ident)
+{
+	const unsigned int nhoff = skb_network_offset(skb);
+	unsigned int thoff = nhoff + sizeof(struct ipv6hdr);
+	unsigned int wlen = thoff, coff = 0;
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	struct ila_quote q = { .off = 0 };
+	__u16 pseudo = 0, payload = 0, tot = 0;
+	bool outer, partial, unfixed;
+	__be16 frag_off;
+	u8 proto;
+	int off;
+
+	outer = ila_match(x, (const u8 *)ip6h + x->aoff);
+	proto = ip6h->nexthdr;
+	if (likely(proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
+		if (!outer)
+			return true;
+	} else if (proto != IPPROTO_ICMPV6) {
+		if (!outer && !ipv6_ext_hdr(proto))
+			return true;
+		off = ipv6_skip_exthdr(skb, thoff, &proto, &frag_off);
+		if (off < 0 || (ntohs(frag_off) & ~0x7))
+			proto = NEXTHDR_NONE;	/* no L4 header here */
+		else
+			thoff = off;
+		if (!outer && proto != IPPROTO_ICMPV6)
+			return true;
+	}
+
+	if (outer) {
+		if (unlikely(!ila_can_xlat(x, (const u8 *)ip6h + x->aoff)))
+			return false;
+		if (x->mode == ILA_MODE_ADJUST_TRANSPORT)
+			coff = ila_l4_csum_off(proto);
+	}
+	if (unlikely(proto == IPPROTO_ICMPV6)) {
+		wlen = max(wlen, ila_icmp_prepare(skb, x, thoff, &q));
+		if (q.off)
+			coff = ila_l4_csum_off(proto);
+		else if (!outer)
+			return true;
+	}
+	if (coff) {
+		coff += thoff;
+		wlen = max(wlen, coff + 2);
+	}
+
+	/* a truncated L4 header can't get its checksum fixed */
+	if (unlikely(skb_ensure_writable(skb, wlen)))
+		return false;
+	if (same_ident && q.off &&
+	    memcmp(skb->data + q.off + x->qoff + 8,
+		   skb->data + nhoff + x->aoff + 8, 8))
+		q.off = 0;
+
+	if (outer)
+		pseudo = ila_xlat_addr(x, skb->data + nhoff + x->aoff);
+	/* the address sum changed and no L4 checksum will follow it */
+	unfixed = pseudo && x->mode != ILA_MODE_ADJUST_TRANSPORT;
+	tot = pseudo;
+	if (q.off) {
+		payload = ila_xlat_addr(x, skb->data + q.off + x->qoff);
+		if (q.csum && payload)
+			payload = ila_add16(payload,
+					    ila_l4_csum_fix(skb->data + q.csum,
+							    payload, 0, 1, q.udp));
+		tot = ila_add16(tot, payload);
+	}
+
+	partial = skb->ip_summed == CHECKSUM_PARTIAL;
+	if (coff) {
+		/* only adjust-transport puts the pseudo-header change here */
+		if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
+			pseudo = 0;
+		if (partial)
+			ila_l4_csum_fix(skb->data + coff, pseudo, 1, 1, false);
+		else if (pseudo || payload)
+			tot = ila_add16(tot, ila_l4_csum_fix(skb->data + coff,
+					ila_add16(pseudo, payload), 0, 1,
+					proto == IPPROTO_UDP));
+	}
+
+	switch (skb->ip_summed) {
+	case CHECKSUM_COMPLETE:
+		if (tot)
+			skb->csum = csum_block_add(skb->csum,
+						   (__force __wsum)(u32)tot, nhoff);
+		break;
+	case CHECKSUM_UNNECESSARY:
+		if (unfixed) {
+			skb->ip_summed = CHECKSUM_NONE;
+			skb->csum_level = 0;
+		}
+		break;
+	}
+	return true;
+}
+
+#endif /* _NFILR_ILA_XLAT_H */
