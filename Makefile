@@ -62,6 +62,8 @@ ULIB_OBJ   := $(patsubst $(TOP)/userspace/lib/%.cpp,$(TOP)/build/ulib/%.o,$(ULIB
 ULIB       := $(TOP)/build/ulib/libnfilr.a
 TOOLS_SRC  := $(wildcard $(TOP)/userspace/*.cpp)
 TOOLS      := $(patsubst $(TOP)/userspace/%.cpp,$(TOP)/build/bin/%,$(TOOLS_SRC))
+# ila_nltest is a client of the test suites, not a user tool: built, not installed
+INSTALL_TOOLS := $(filter-out %/ila_nltest,$(TOOLS))
 TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
@@ -154,7 +156,8 @@ $(ULIB): $(ULIB_OBJ)
 
 $(TOP)/build/bin/%: $(TOP)/userspace/%.cpp $(if $(ULIB_SRC),$(ULIB)) $(wildcard $(TOP)/userspace/lib/*.h) $(KHDRS)
 	$(Q)mkdir -p $(@D) && echo "  CXX     $(notdir $@)"
-	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $< \
+	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) \
+	  -DNFILR_VERSION='"$(DIST_VERSION)"' -o $@ $< \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS)
 
 $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
@@ -196,7 +199,7 @@ install-modules: modules
 install-userspace: userspace
 	$(Q)install -d $(DESTDIR)$(xtlibdir) $(DESTDIR)$(sbindir) $(DESTDIR)$(mandir)/man8
 	$(Q)$(if $(PLUGINS),install -m 0755 $(PLUGINS) $(DESTDIR)$(xtlibdir)/)
-	$(Q)$(if $(TOOLS),install -m 0755 $(TOOLS) $(DESTDIR)$(sbindir)/)
+	$(Q)$(if $(INSTALL_TOOLS),install -m 0755 $(INSTALL_TOOLS) $(DESTDIR)$(sbindir)/)
 	$(Q)$(if $(MANFRAGS),install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man8/)
 	$(Q)$(if $(TOOL_MANS),install -m 0644 $(TOOL_MANS) $(DESTDIR)$(mandir)/man8/)
 
@@ -204,7 +207,7 @@ uninstall:
 	$(Q)for k in $(KERNELS); do for m in $(notdir $(patsubst %.c,%.ko,$(wildcard $(TOP)/kernel/*.c))); do \
 	  rm -f $(DESTDIR)/lib/modules/$$k/extra/$$m; done; [ -n "$(DESTDIR)" ] || depmod -a $$k; done
 	$(Q)rm -f $(addprefix $(DESTDIR)$(xtlibdir)/,$(notdir $(PLUGINS))) \
-	  $(addprefix $(DESTDIR)$(sbindir)/,$(notdir $(TOOLS))) \
+	  $(addprefix $(DESTDIR)$(sbindir)/,$(notdir $(INSTALL_TOOLS))) \
 	  $(DESTDIR)$(mandir)/man8/nf-ila-rtcache.8 $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(TOOL_MANS)))
 
 clean:

@@ -517,6 +517,9 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 		old = rhashtable_lookup_fast(&map->ht, &e->ident,
 					     nf_ila_map_params);
 		if (old) {
+			/* without CSUM_MODE, replace keeps the entry's mode */
+			if (!info->attrs[ILA_MAP_A_CSUM_MODE])
+				e->csum_mode = old->csum_mode;
 			err = rhashtable_replace_fast(&map->ht, &old->node,
 						      &e->node,
 						      nf_ila_map_params);

@@ -8,15 +8,21 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <linux/ila_map.h>
+
+#ifndef NFILR_VERSION
+#define NFILR_VERSION "unknown"
+#endif
 
 #include "batch.h"
 #include "command.h"
@@ -114,6 +120,44 @@ std::string entry_text(const ila::Entry &e)
 	       std::string(ila::csum_mode_name(e.csum_mode));
 }
 
+// Writes all of TEXT to stdout and flushes it: 0, or kExitFail with a
+// message (a full disk, a closed pipe: never a truncated output with exit 0).
+int write_stdout(std::string_view text)
+{
+	errno = 0;
+	if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+	    std::fflush(stdout) != 0 || std::ferror(stdout)) {
+		std::cerr << "ilactl: write error on standard output: "
+			  << std::strerror(errno ? errno : EIO) << "\n";
+		return kExitFail;
+	}
+	return 0;
+}
+
+// Reads all of FILE ("-": stdin) into TEXT; false with a message naming
+// the file on any read error (a directory, an I/O error).
+bool read_input(const std::string &file, std::string &text)
+{
+	const std::string name = file == "-" ? "standard input" : file;
+	std::FILE *f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
+	if (!f) {
+		std::cerr << "ilactl: " << name << ": " << std::strerror(errno) << "\n";
+		return false;
+	}
+	char buf[65536];
+	std::size_t n;
+	errno = 0;
+	while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0)
+		text.append(buf, n);
+	bool ok = !std::ferror(f);
+	int err = errno ? errno : EIO;
+	if (f != stdin)
+		std::fclose(f);
+	if (!ok)
+		std::cerr << "ilactl: " << name << ": read error: " << std::strerror(err) << "\n";
+	return ok;
+}
+
 int run_command(const ila::Command &cmd, bool json)
 {
 	ila::IlaMapClient client;
@@ -162,29 +206,14 @@ int run_command(const ila::Command &cmd, bool json)
 		client.execute(cmd);
 		break;
 	}
-	std::fwrite(out.data(), 1, out.size(), stdout);
-	if (std::fflush(stdout) != 0) {
-		std::perror("ilactl: write");
-		return kExitFail;
-	}
-	return 0;
+	return write_stdout(out);
 }
 
 int run_batch(const std::string &file, bool verbose)
 {
 	std::string text, src = file == "-" ? "stdin" : file;
-	if (file == "-") {
-		std::ostringstream ss;
-		ss << std::cin.rdbuf();
-		text = ss.str();
-	} else {
-		std::ifstream in(file, std::ios::binary);
-		if (!in) {
-			std::cerr << "ilactl: " << file << ": " << std::strerror(errno) << "\n";
-			return kExitFail;
-		}
-		text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-	}
+	if (!read_input(file, text))
+		return kExitFail;
 
 	// Check every line before changing anything.
 	std::size_t count = 0;
@@ -241,11 +270,10 @@ int main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'b': batch = optarg; break;
 		case 'v': verbose = true; break;
-		case 'h': std::fputs(kUsage, stdout); return 0;
+		case 'h': return write_stdout(kUsage);
 		case 'V':
-			std::printf("ilactl (nf-ila-rtcache), " ILA_MAP_GENL_NAME " genl version %d\n",
-				    ILA_MAP_GENL_VERSION);
-			return 0;
+			return write_stdout("ilactl (nf-ila-rtcache) " NFILR_VERSION ", " ILA_MAP_GENL_NAME
+					    " genl version " + std::to_string(ILA_MAP_GENL_VERSION) + "\n");
 		default:
 			usage_error(optopt ? std::string("bad option -") + char(optopt) + " or missing argument"
 					   : std::string("bad option ") + argv[optind - 1]);

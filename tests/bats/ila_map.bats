@@ -22,6 +22,8 @@ load helpers
 SIR=2001:db8:ffff
 HOST_A=$SIR::11 # in map "hosts"
 HOST_B=$SIR::12
+ID_A=0:0:0:11 # their identifiers, as ilactl takes them
+ID_B=0:0:0:12
 HOST_MISS=$SIR::99 # never in the map, reachable untranslated at srv3
 
 setup_file() {
@@ -110,7 +112,14 @@ router_rule() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"map create hosts"*"File exists"*"map exists"* ]]
 	rctl map add hosts 0:0:0:11 2001:db8:1:0
-	rctl map add hosts $SIR::12 2001:db8:2:0:abcd::1 csum-mode neutral-map
+	# full addresses only where the half not used is zero: never lose bits
+	run rctl map add hosts $SIR::12 2001:db8:2:0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'bad identifier "2001:db8:ffff::12"'*"high 64 bits"* ]]
+	run rctl map add hosts ::12 2001:db8:2:0:abcd::1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'bad locator "2001:db8:2:0:abcd::1"'*"low 64 bits"* ]]
+	rctl map add hosts ::12 2001:db8:2:: csum-mode neutral-map
 	run rctl map add hosts 0:0:0:11 2001:db8:3:0
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"map add hosts 0:0:0:11"*"already mapped"* ]]
@@ -120,6 +129,9 @@ router_rule() {
 	[ "$(rctl -j map get hosts 0:0:0:11 | jq -r .locator,.csum_mode | xargs)" = "2001:db8:3:0 none" ]
 	[ "$(rctl -j map show hosts | jq length)" -eq 3 ]
 	[ "$(rctl map show hosts | sort | head -1)" = "0:0:0:11 2001:db8:3:0 csum-mode none" ]
+	# replace without csum-mode keeps the entry's mode
+	rctl map replace hosts 0:0:0:12 2001:db8:4:0
+	[ "$(rctl map get hosts 0:0:0:12)" = "0:0:0:12 2001:db8:4:0 csum-mode neutral-map" ]
 	rctl map del hosts 0:0:0:13
 	run rctl map del hosts 0:0:0:13
 	[ "$status" -eq 1 ]
@@ -216,8 +228,8 @@ router_rule() {
 	srv_hold srv1 "$HOST_A"
 	srv_hold srv2 "$HOST_B"
 	rctl map create hosts
-	rctl map add hosts $HOST_A 2001:db8:1:0
-	rctl map add hosts $HOST_B 2001:db8:2:0 csum-mode neutral-map-auto
+	rctl map add hosts $ID_A 2001:db8:1:0
+	rctl map add hosts $ID_B 2001:db8:2:0 csum-mode neutral-map-auto
 	router_rule
 	in_ns "$router" ip6tables -t mangle -S PREROUTING | grep -- '--map hosts'
 	[ "$(map_field hosts rules)" -eq 1 ]
@@ -239,14 +251,14 @@ router_rule() {
 	srv_hold srv1 "$HOST_A"
 	srv_hold srv2 "$HOST_A"
 	rctl map create hosts
-	rctl map add hosts $HOST_A 2001:db8:1:0
+	rctl map add hosts $ID_A 2001:db8:1:0
 	router_rule
 	[ "$(tcp_ask $HOST_A)" = srv1 ]
 	[ "$(udp_ask $HOST_A)" = srv1 ]
-	rctl map replace hosts $HOST_A 2001:db8:2:0 csum-mode neutral-map-auto
+	rctl map replace hosts $ID_A 2001:db8:2:0 csum-mode neutral-map-auto
 	[ "$(tcp_ask $HOST_A)" = srv2 ]
 	[ "$(udp_ask $HOST_A)" = srv2 ]
-	rctl map del hosts $HOST_A # now a miss: continues untranslated to srv3, which lacks ::11
+	rctl map del hosts $ID_A # now a miss: continues untranslated to srv3, which lacks ::11
 	run tcp_ask $HOST_A 5
 	[ "$status" -ne 0 ]
 }
@@ -329,9 +341,9 @@ router_rule() {
 	[ "$(map_field hosts entries)" -eq 1000000 ]
 	# ::a:1 is in the batch (locator 2001:db8:3:0): move it to srv1;
 	# ::f:4240 (= 1,000,000) is not: add it
-	[ "$(rctl map get hosts $SIR::a:1)" = "0:0:a:1 2001:db8:3:0 csum-mode adjust-transport" ]
-	rctl map replace hosts $SIR::a:1 2001:db8:1:0
-	rctl map add hosts $SIR::f:4240 2001:db8:2:0 csum-mode neutral-map-auto
+	[ "$(rctl map get hosts ::a:1)" = "0:0:a:1 2001:db8:3:0 csum-mode adjust-transport" ]
+	rctl map replace hosts ::a:1 2001:db8:1:0
+	rctl map add hosts ::f:4240 2001:db8:2:0 csum-mode neutral-map-auto
 	[ "$(tcp_ask $SIR::a:1)" = srv1 ]
 	[ "$(udp_ask $SIR::f:4240)" = srv2 ]
 	[ "$(rctl map get hosts 0:0:0:5)" = "0:0:0:5 2001:db8:3:0 csum-mode adjust-transport" ]

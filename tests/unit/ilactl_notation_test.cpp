@@ -18,15 +18,53 @@ TEST(IlactlNotation, FourGroups)
 	EXPECT_EQ(ila::parse_half("0001:0002:0003:0004", Half::Identifier), 0x0001000200030004ULL);
 }
 
-TEST(IlactlNotation, FullAddressTakesMatchingHalf)
+TEST(IlactlNotation, FullAddressOnlyWhenTheOtherHalfIsZero)
 {
-	EXPECT_EQ(ila::parse_half("2001:db8:1:2:3:4:5:6", Half::Locator), 0x20010db800010002ULL);
-	EXPECT_EQ(ila::parse_half("2001:db8:1:2:3:4:5:6", Half::Identifier), 0x0003000400050006ULL);
-	EXPECT_EQ(ila::parse_half("2001:db8::1", Half::Locator), 0x20010db800000000ULL);
-	EXPECT_EQ(ila::parse_half("2001:db8::1", Half::Identifier), 1ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8:1:2::", Half::Locator), 0x20010db800010002ULL);
+	EXPECT_EQ(ila::parse_half("2001:db8::", Half::Locator), 0x20010db800000000ULL);
 	EXPECT_EQ(ila::parse_half("::", Half::Identifier), 0ULL);
+	EXPECT_EQ(ila::parse_half("::", Half::Locator), 0ULL);
 	EXPECT_EQ(ila::parse_half("::1:2", Half::Identifier), 0x10002ULL);
+	EXPECT_EQ(ila::parse_half("::5", Half::Identifier), 5ULL);
 	EXPECT_EQ(ila::parse_half("::ffff:10.0.0.1", Half::Identifier), 0x0000ffff0a000001ULL);
+	EXPECT_EQ(ila::parse_half("0:0:0:0:1:2:3:4", Half::Identifier), 0x0001000200030004ULL);
+	// bits in the half not used: refused, never silently dropped
+	for (const char *a : {"1::", "2001:db8::5", "2001:db8:1:2:3:4:5:6", "::1:0:0:0:0"}) {
+		EXPECT_THROW(ila::parse_half(a, Half::Identifier), std::invalid_argument) << a;
+	}
+	for (const char *a : {"2001:db8::5", "::1", "2001:db8:1:2:3:4:5:6", "::ffff:10.0.0.1"}) {
+		EXPECT_THROW(ila::parse_half(a, Half::Locator), std::invalid_argument) << a;
+	}
+}
+
+TEST(IlactlNotation, MessagesShowTheAcceptedForms)
+{
+	try {
+		ila::parse_half("1::", Half::Identifier);
+		FAIL();
+	} catch (const std::invalid_argument &e) {
+		std::string m = e.what();
+		EXPECT_NE(m.find("bad identifier \"1::\""), std::string::npos) << m;
+		EXPECT_NE(m.find("high 64 bits"), std::string::npos) << m;
+		EXPECT_NE(m.find("(0:0:0:5)"), std::string::npos) << m;
+		EXPECT_NE(m.find("(::5)"), std::string::npos) << m;
+	}
+	try {
+		ila::parse_half("2001:db8::5", Half::Locator);
+		FAIL();
+	} catch (const std::invalid_argument &e) {
+		std::string m = e.what();
+		EXPECT_NE(m.find("bad locator \"2001:db8::5\""), std::string::npos) << m;
+		EXPECT_NE(m.find("(2001:db8:0:1::)"), std::string::npos) << m;
+	}
+}
+
+TEST(IlactlNotation, EmbeddedNulRefused)
+{
+	using namespace std::string_view_literals;
+	EXPECT_THROW(ila::parse_half("0:0:0:5\0junk"sv, Half::Identifier), std::invalid_argument);
+	EXPECT_THROW(ila::parse_half("::5\0"sv, Half::Identifier), std::invalid_argument);
+	EXPECT_THROW(ila::parse_half("\0"sv, Half::Locator), std::invalid_argument);
 }
 
 TEST(IlactlNotation, Rejects)

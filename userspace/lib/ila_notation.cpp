@@ -67,26 +67,44 @@ std::optional<std::uint64_t> parse_four_groups(std::string_view text)
 
 std::uint64_t parse_half(std::string_view text, Half half)
 {
-	const char *what = half == Half::Locator ? "locator" : "identifier";
+	const bool loc = half == Half::Locator;
+	const char *what = loc ? "locator" : "identifier";
+	const char *forms = loc ? "four 16-bit hex groups (2001:db8:0:1) or an IPv6 address "
+				  "whose low 64 bits are zero (2001:db8:0:1::)"
+				: "four 16-bit hex groups (0:0:0:5) or an IPv6 address "
+				  "whose high 64 bits are zero (::5)";
+	auto bad = [&](const std::string &why) {
+		std::string shown;
+		for (char c : text)
+			shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+		return std::invalid_argument(std::string("bad ") + what + " \"" + shown + "\": " + why +
+					     "; expected " + forms);
+	};
 
 	if (text.empty())
-		throw std::invalid_argument(std::string("empty ") + what);
+		throw std::invalid_argument(std::string("empty ") + what + "; expected " + forms);
+	if (text.find('\0') != std::string_view::npos)
+		throw bad("contains a NUL character");
 	if (auto v = parse_four_groups(text))
 		return *v;
 	if (text.size() >= INET6_ADDRSTRLEN)
-		throw std::invalid_argument(std::string("bad ") + what + " \"" + std::string(text) +
-					    "\": too long");
+		throw bad("too long");
 	std::string s(text);
 	in6_addr a{};
 	if (inet_pton(AF_INET6, s.c_str(), &a) != 1)
-		throw std::invalid_argument(std::string("bad ") + what + " \"" + s +
-					    "\": expected four 16-bit hex groups (2001:db8:0:1) "
-					    "or an IPv6 address");
-	std::uint64_t v = 0;
-	int off = half == Half::Locator ? 0 : 8;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | a.s6_addr[off + i];
-	return v;
+		throw bad("not ILA notation nor an IPv6 address");
+	std::uint64_t hi = 0, lo = 0;
+	for (int i = 0; i < 8; i++) {
+		hi = (hi << 8) | a.s6_addr[i];
+		lo = (lo << 8) | a.s6_addr[8 + i];
+	}
+	// A full address is taken only when the half we do not use is zero:
+	// anything else would silently drop bits the user typed.
+	if (loc && lo)
+		throw bad("an address whose low 64 bits are not zero is not a locator");
+	if (!loc && hi)
+		throw bad("an address whose high 64 bits are not zero is not an identifier");
+	return loc ? hi : lo;
 }
 
 std::string format_half(std::uint64_t value)

@@ -15,7 +15,9 @@ enum class Half { Locator, Identifier };
 // Parses TEXT as one half of an IPv6 address:
 //  - ILA notation: exactly four groups of 1-4 hex digits, "2001:db8:0:1"
 //    (as `ip ila` prints them), or
-//  - a full IPv6 address ("2001:db8::1"), of which the matching HALF is taken.
+//  - a full IPv6 address whose other half is zero: "::5" as an identifier,
+//    "2001:db8:0:1::" as a locator. An address with bits in both halves is
+//    refused (it would silently lose the half not used); so is a NUL.
 // Returns the value with the first group most significant (host order).
 // Throws std::invalid_argument with a reason on bad input.
 std::uint64_t parse_half(std::string_view text, Half half);
@@ -23,8 +25,9 @@ std::uint64_t parse_half(std::string_view text, Half half);
 // "2001:db8:0:1": four groups, lower-case hex, no leading zeroes.
 std::string format_half(std::uint64_t value);
 
-// Checksum modes, named as in xt_ILA's --csum-mode:
-// adjust-transport, neutral-map, neutral-map-auto, none.
+// Checksum modes, named as in xt_ILA's --csum-mode: adjust-transport,
+// neutral-map, none, neutral-map-auto, rfc6296 (numbers as <linux/ila.h>,
+// then rfc6296); iproute2's adj-transport and no-action are accepted.
 std::optional<std::uint8_t> parse_csum_mode(std::string_view name);
 std::string_view csum_mode_name(std::uint8_t mode);
 
