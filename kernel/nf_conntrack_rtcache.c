@@ -3,11 +3,19 @@
  * nf_conntrack_rtcache: route cache for forwarded connections.
  *
  * For every forwarded connection the route (dst) chosen for each direction is
- * recorded, together with the interface the packet came in on, in a per-netns
- * table keyed by the conntrack. A later packet of the same direction that
- * arrives on the same interface (with the same mark and DSCP) gets that route
- * attached in PRE_ROUTING, after DNAT, and skips the FIB lookup (and, with
- * rp_filter=1, the reverse-path FIB lookup) in ip_rcv_finish/ip6_rcv_finish.
+ * recorded, together with every input routing used to choose it, in a
+ * per-netns table keyed by the conntrack. The inputs (struct rtc_key: the
+ * destination and source address, input interface, mark, DSCP, IPv6 flow
+ * label, rp_filter) are taken at the end of PRE_ROUTING, after every
+ * mangle/NAT/ILA rewrite, which is what the route lookup that follows
+ * sees; FORWARD then stores the route under them, but only for the very
+ * packet whose inputs were taken and only if its addresses are unchanged
+ * (a packet re-routed after PRE_ROUTING, e.g. SRv6 End, is never cached).
+ * A later packet of the same direction whose inputs are equal gets that
+ * route attached at the end of PRE_ROUTING and skips the FIB lookup (and,
+ * with rp_filter=1, the reverse-path lookup) in ip_rcv_finish /
+ * ip6_rcv_finish; a packet with other inputs (a locator moved by
+ * `ilactl map replace`, a new DNPT rule, another mark) takes the lookup.
  *
  * The kernel no longer lets a module add a conntrack extension, so the table
  * lives here:
@@ -56,13 +64,16 @@
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_fib.h>
+#include <net/ipv6.h>
 #include <net/ip6_route.h>
 #include <net/l3mdev.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_conntrack_core.h>
 #include <net/netfilter/nf_conntrack_tuple.h>
+#include <net/netfilter/nf_conntrack_zones.h>
 
 #include "compat.h"
 #include "nf_conntrack_rtcache.h"
@@ -70,23 +81,39 @@
 #define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
 
+/* The inputs of a route lookup, as they are at the end of PRE_ROUTING. */
+struct rtc_key {
+	union nf_inet_addr daddr;
+	union nf_inet_addr saddr;
+	u32 mark;		/* skb->mark */
+	__be32 flowlabel;	/* IPv6: the multipath hash uses it */
+	int iif;		/* input interface */
+	u8 dsfield;		/* DSCP (ECN masked) */
+	u8 rpf;			/* IPv4: rp_filter of the input device */
+};
+
 /* What is cached for one direction of a connection. */
 struct rtc_dir {
 	struct dst_entry *dst;	/* holds a reference; NULL: nothing cached */
 	u32 cookie;		/* IPv6: rt6_get_cookie() when cached */
 	u32 gen;		/* IPv6: fib6 serial + route genid when cached */
-	int iif;		/* input interface of the recorded packet */
-	u32 mark;		/* skb->mark of the recorded packet */
-	u8 dsfield;		/* DSCP of the recorded packet (ECN masked) */
-	u8 rpf;			/* IPv4: rp_filter of the input device then */
+	struct rtc_key key;	/* what the lookup that chose dst was given */
+	bool multipath;		/* it chose among ECMP nexthops */
 };
 
 struct rtc_entry {
 	struct rhash_head node;
-	const struct nf_conn *ct;	/* key: address only, see rtc_owns() */
+	const struct nf_conn *ct;	/* key: address only, never read */
 	struct rtc_dir dir[IP_CT_DIR_MAX];
 	struct nf_conntrack_tuple tuple[IP_CT_DIR_MAX];
+	struct nf_conntrack_zone zone;	/* with tuple[0]: finds the conntrack */
 	struct rcu_head rcu;
+};
+
+/* Routing inputs taken in PRE_ROUTING, for FORWARD to store (per CPU). */
+struct rtc_pending {
+	const struct sk_buff *skb;
+	struct rtc_key key;
 };
 
 /* Per-CPU statistics, /proc/net/stat/nf_conntrack_rtcache. */
@@ -119,6 +146,8 @@ static struct kmem_cache *rtc_cachep __read_mostly;
 
 /* Last packet given a cached route on this CPU: lets FORWARD skip the lookup. */
 static DEFINE_PER_CPU(const struct sk_buff *, rtc_hit_skb);
+/* Last packet that missed on this CPU, with its routing inputs. */
+static DEFINE_PER_CPU(struct rtc_pending, rtc_pending);
 
 static const struct rhashtable_params rtc_params = {
 	.head_offset		= offsetof(struct rtc_entry, node),
@@ -215,6 +244,32 @@ static u8 rtc_rpf(const struct net_device *in, u8 pf)
 	return in_dev ? IN_DEV_RPFILTER(in_dev) : 0xff;
 }
 
+/* The routing inputs of @skb as they are now. */
+static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
+		       const struct net_device *in, u8 pf)
+{
+	memset(k, 0, sizeof(*k));
+	if (pf == NFPROTO_IPV4) {
+		k->daddr.ip = ip_hdr(skb)->daddr;
+		k->saddr.ip = ip_hdr(skb)->saddr;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		k->daddr.in6 = ip6h->daddr;
+		k->saddr.in6 = ip6h->saddr;
+		k->flowlabel = ip6_flowlabel(ip6h);
+	}
+	k->mark = skb->mark;
+	k->iif = in->ifindex;
+	k->dsfield = rtc_dsfield(skb, pf);
+	k->rpf = rtc_rpf(in, pf);
+}
+
+static bool rtc_key_equal(const struct rtc_key *a, const struct rtc_key *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
 /* ---- packet path ----------------------------------------------------------- */
 
 static bool rtc_ctinfo_ok(enum ip_conntrack_info ctinfo)
@@ -242,11 +297,10 @@ static bool rtc_skb_ok(const struct sk_buff *skb, const struct net_device *in,
 enum rtc_result { RTC_HIT, RTC_MISS, RTC_WRONG_IIF, RTC_STALE };
 
 /* Look up the cached route of @skb's connection and direction. */
-static struct dst_entry *rtc_find(struct rtc_net *rn, const struct sk_buff *skb,
-				  const struct nf_conn *ct,
+static struct dst_entry *rtc_find(struct rtc_net *rn, const struct nf_conn *ct,
 				  enum ip_conntrack_dir dir,
-				  const struct net_device *in, u8 pf,
-				  enum rtc_result *res)
+				  const struct rtc_key *key, u8 pf,
+				  enum rtc_result *res, bool *multipath)
 {
 	const struct rtc_entry *e;
 	const struct rtc_dir *d;
@@ -259,18 +313,19 @@ static struct dst_entry *rtc_find(struct rtc_net *rn, const struct sk_buff *skb,
 	d = &e->dir[dir];
 	if (!d->dst)
 		return NULL;
-	if (d->iif != in->ifindex) {
+	if (d->key.iif != key->iif) {
 		*res = RTC_WRONG_IIF;
 		return NULL;
 	}
-	if (d->mark != skb->mark || d->dsfield != rtc_dsfield(skb, pf) ||
-	    d->rpf != rtc_rpf(in, pf))
+	if (!rtc_key_equal(&d->key, key))
 		return NULL;
 	dst = rtc_dir_dst(d, rn->net, pf);
 	if (!dst) {
 		*res = RTC_STALE;
 		return NULL;
 	}
+	if (multipath)
+		*multipath = d->multipath;
 	*res = RTC_HIT;
 	return dst;
 }
@@ -292,13 +347,16 @@ static struct nf_conn *rtc_skb_ct(const struct sk_buff *skb,
 static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
+	struct rtc_pending *p = this_cpu_ptr(&rtc_pending);
 	struct rtc_net *rn;
 	enum ip_conntrack_dir dir;
 	enum rtc_result res;
 	struct dst_entry *dst;
 	struct nf_conn *ct;
+	bool multipath;
 
 	this_cpu_write(rtc_hit_skb, NULL);
+	p->skb = NULL;
 	if (skb_dst(skb))
 		return NF_ACCEPT;
 	ct = rtc_skb_ct(skb, &dir);
@@ -308,14 +366,23 @@ static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
 	if (!READ_ONCE(rn->enabled))
 		return NF_ACCEPT;
 
-	dst = rtc_find(rn, skb, ct, dir, state->in, state->pf, &res);
+	rtc_key_of(&p->key, skb, state->in, state->pf);
+	dst = rtc_find(rn, ct, dir, &p->key, state->pf, &res, &multipath);
 	if (!dst) {
 		RTC_STAT_INC(rn, misses);
 		if (res == RTC_WRONG_IIF)
 			RTC_STAT_INC(rn, wrong_iif);
 		else if (res == RTC_STALE)
 			RTC_STAT_INC(rn, stale);
+		p->skb = skb;	/* FORWARD may store the route for this key */
 		return NF_ACCEPT;
+	}
+	/* as the route lookup would: no list-receive route hint for ECMP */
+	if (multipath) {
+		if (state->pf == NFPROTO_IPV4)
+			IPCB(skb)->flags |= IPSKB_MULTIPATH;
+		else
+			IP6CB(skb)->flags |= IP6SKB_MULTIPATH;
 	}
 	/* See the comment at the top: the dst outlives the RCU section. */
 	skb_dst_set_noref(skb, dst);
@@ -360,10 +427,9 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	if (owned) {
 		const struct rtc_dir *d = &e->dir[dir];
 
-		if (d->dst == dst && d->iif == fresh->iif &&
-		    d->mark == fresh->mark && d->dsfield == fresh->dsfield &&
-		    d->rpf == fresh->rpf && d->cookie == fresh->cookie &&
-		    d->gen == fresh->gen)
+		if (d->dst == dst && rtc_key_equal(&d->key, &fresh->key) &&
+		    d->multipath == fresh->multipath &&
+		    d->cookie == fresh->cookie && d->gen == fresh->gen)
 			return;
 	}
 	if (!e && atomic_read(&rn->count) >= nf_conntrack_count(rn->net)) {
@@ -383,6 +449,7 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	n->ct = ct;
 	n->tuple[IP_CT_DIR_ORIGINAL] = ct->tuplehash[IP_CT_DIR_ORIGINAL].tuple;
 	n->tuple[IP_CT_DIR_REPLY] = ct->tuplehash[IP_CT_DIR_REPLY].tuple;
+	n->zone = *nf_ct_zone(ct);
 	n->dir[dir] = *fresh;
 	n->dir[dir].dst = dst;
 	if (owned && e->dir[!dir].dst) {
@@ -420,17 +487,23 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
 				const struct nf_hook_state *state)
 {
+	struct rtc_pending *p = this_cpu_ptr(&rtc_pending);
 	struct dst_entry *dst = skb_dst(skb);
 	enum ip_conntrack_dir dir;
 	struct rtc_dir fresh = {};
 	struct rtc_net *rn;
 	struct nf_conn *ct;
+	struct rtc_key now;
 
 	if (this_cpu_read(rtc_hit_skb) == skb) {
 		/* served from the cache in PRE_ROUTING: nothing to record */
 		this_cpu_write(rtc_hit_skb, NULL);
 		return NF_ACCEPT;
 	}
+	/* only the packet whose routing inputs PRE_ROUTING took */
+	if (p->skb != skb)
+		return NF_ACCEPT;
+	p->skb = NULL;
 	if (!dst)
 		return NF_ACCEPT;
 	ct = rtc_skb_ct(skb, &dir);
@@ -440,11 +513,22 @@ static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
 	rn = rtc_pernet(state->net);
 	if (!READ_ONCE(rn->enabled))
 		return NF_ACCEPT;
+	/*
+	 * Re-routed after PRE_ROUTING (SRv6 End, LWT, a changed address):
+	 * the route does not belong to the inputs PRE_ROUTING saw.
+	 */
+	rtc_key_of(&now, skb, state->in, state->pf);
+	if (memcmp(&now.daddr, &p->key.daddr, sizeof(now.daddr)) ||
+	    memcmp(&now.saddr, &p->key.saddr, sizeof(now.saddr)) ||
+	    now.iif != p->key.iif)
+		return NF_ACCEPT;
 
-	fresh.iif = state->in->ifindex;
-	fresh.mark = skb->mark;
-	fresh.dsfield = rtc_dsfield(skb, state->pf);
-	fresh.rpf = rtc_rpf(state->in, state->pf);
+	/* FORWARD mangling (DSCP, CONNMARK) must not change what is stored */
+	fresh.key = p->key;
+	if (state->pf == NFPROTO_IPV4)
+		fresh.multipath = IPCB(skb)->flags & IPSKB_MULTIPATH;
+	else
+		fresh.multipath = IP6CB(skb)->flags & IP6SKB_MULTIPATH;
 	if (state->pf == NFPROTO_IPV6) {
 		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
 		fresh.gen = rtc_gen6(state->net);
@@ -459,6 +543,7 @@ bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 	struct rtc_net *rn = rtc_pernet(net);
 	enum ip_conntrack_dir dir;
 	enum rtc_result res;
+	struct rtc_key key;
 	struct nf_conn *ct;
 
 	if (pf != NFPROTO_IPV4 && pf != NFPROTO_IPV6)
@@ -468,7 +553,8 @@ bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 		return false;
 	if (READ_ONCE(rn->dead) || !READ_ONCE(rn->enabled))
 		return false;
-	return rtc_find(rn, skb, ct, dir, in, pf, &res) != NULL;
+	rtc_key_of(&key, skb, in, pf);
+	return rtc_find(rn, ct, dir, &key, pf, &res, NULL) != NULL;
 }
 EXPORT_SYMBOL_GPL(nf_conntrack_rtcache_cached);
 
@@ -511,22 +597,34 @@ static bool rtc_entry_uses_dev(const struct rtc_entry *e,
 	for (i = 0; i < IP_CT_DIR_MAX; i++) {
 		const struct rtc_dir *d = &e->dir[i];
 
-		if (d->dst && (d->dst->dev == dev || d->iif == dev->ifindex))
+		if (d->dst && (d->dst->dev == dev || d->key.iif == dev->ifindex))
 			return true;
 	}
 	return false;
 }
 
-/* Has the connection of @e gone (or @e's address been reused)? */
+/*
+ * Has the connection of @e gone? e->ct was stored long ago: the memory may
+ * have been freed and its slab page returned since (SLAB_TYPESAFE_BY_RCU
+ * only covers readers inside the grace period in which they found it), so
+ * it is never read. The connection is looked up by tuple and zone instead;
+ * it is @e's only if it is the same object with the same tuples.
+ */
 static bool rtc_entry_dead(const struct rtc_net *rn, const struct rtc_entry *e)
 {
-	const struct nf_conn *ct = e->ct;
+	const struct nf_conntrack_tuple_hash *h;
+	struct nf_conn *ct;
+	bool dead;
 
-	/* SLAB_TYPESAFE_BY_RCU: reading a freed or reused nf_conn is safe */
-	return !refcount_read(&ct->ct_general.use) ||
-	       !nf_ct_is_confirmed(ct) || nf_ct_is_dying(ct) ||
-	       nf_ct_is_expired(ct) || !net_eq(nf_ct_net(ct), rn->net) ||
+	h = nf_conntrack_find_get(rn->net, &e->zone,
+				  &e->tuple[IP_CT_DIR_ORIGINAL]);
+	if (!h)
+		return true;
+	ct = nf_ct_tuplehash_to_ctrack(h);
+	dead = ct != e->ct || !nf_ct_is_confirmed(ct) || nf_ct_is_dying(ct) ||
 	       !rtc_owns(e, ct);
+	nf_ct_put(ct);
+	return dead;
 }
 
 static bool rtc_entry_stale(const struct rtc_net *rn, const struct rtc_entry *e)
@@ -864,6 +962,7 @@ static int __init rtc_init(void)
 
 err_pernet:
 	unregister_pernet_subsys(&rtc_net_ops);
+	rcu_barrier();	/* rtc_entry_free_rcu callbacks of the netns exits */
 err_cache:
 	kmem_cache_destroy(rtc_cachep);
 	return err;

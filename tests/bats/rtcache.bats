@@ -37,6 +37,8 @@ teardown_file() {
 	cleanup_all
 	unload_module xt_rtcache
 	unload_module nf_conntrack_rtcache
+	unload_module xt_ILA
+	unload_module nf_ila_map
 	sysctl -qw net.core.netdev_unregister_timeout_secs="$OLD_UNREG_TIMEOUT"
 }
 
@@ -242,6 +244,98 @@ rpf_drops() {
 	expect "hits when on" "$(rtc_d hits)" -eq $((h + 4))
 	# per netns: the client netns was not switched off
 	[ "$(rns "$client" busybox cat /proc/sys/net/netfilter/nf_conntrack_rtcache)" = 1 ]
+}
+
+# moved_setup : a second home for the IPv6 service, fd00:a::9 on the
+# server's lo, reached via path B; counted as "s1v6moved".
+moved_setup() {
+	ip -n "$server" -6 addr replace fd00:a::9/128 dev lo nodad
+	ip -n "$router" -6 route replace fd00:a::9/128 via fd00:4::2
+	rns "$server" nft add rule inet cnt pre iifname s1 ip6 daddr fd00:a::9 counter comment '"s1v6moved"'
+	ip -n "$client" -6 route replace fd00:99::/64 via fd00:1::1
+}
+
+# moved_check HOW PORT : 5 datagrams to fd00:99::9 reach fd00:9::9 via path
+# A (and are cached); then HOW moves the translation to fd00:a::9 and the
+# next 10 must all go via path B, none via path A.
+moved_check() {
+	udp_send fd00:1::2 "$2" fd00:99::9 5000 5
+	expect "path A before" "$(srv_count s0v6)" -eq 5
+	expect "hits before" "$(rtc_d hits)" -ge 3
+	"$1"
+	udp_send fd00:1::2 "$2" fd00:99::9 5000 10
+	expect "path B after $1" "$(srv_count s1v6moved)" -eq 10
+	expect "path A after $1" "$(srv_count s0v6)" -eq 5
+	# and the new destination is cached in turn
+	local h
+	h=$(rtc_d hits)
+	udp_send fd00:1::2 "$2" fd00:99::9 5000 10
+	expect "hits on the new route" "$(rtc_d hits)" -ge $((h + 10))
+	expect "path B" "$(srv_count s1v6moved)" -eq 20
+}
+
+move_ila_map() { rns "$router" ilactl map replace moved 0:0:0:9 fd00:a:0:0; }
+move_ila_rule() {
+	rns "$router" ip6tables -t mangle -R PREROUTING 1 -j ILA \
+		--src-pfx fd00:99::/64 --dst-pfx fd00:a::/64
+}
+move_nft() {
+	rns "$router" nft flush chain ip6 rw pre
+	rns "$router" nft add rule ip6 rw pre ip6 daddr fd00:99::9 ip6 daddr set fd00:a::9
+}
+move_dnpt() {
+	rns "$router" ip6tables -t mangle -R PREROUTING 1 -d fd00:99::/64 -j DNPT \
+		--src-pfx fd00:99::/64 --dst-pfx fd00:a::/64
+}
+
+@test "the route follows a PREROUTING rewrite that changed mid-flow (ILA map replace, ILA/DNPT rule, nft payload)" {
+	load_module xt_ILA
+	modprobe ip6t_NPT
+	moved_setup
+	XT_USED=ip6tables
+	# -j ILA --map, then ilactl map replace
+	rns "$router" ilactl map create moved
+	rns "$router" ilactl map add moved 0:0:0:9 fd00:9:0:0
+	rns "$router" ip6tables -t mangle -A PREROUTING -d fd00:99::/64 -j ILA --map moved
+	moved_check move_ila_map 4100
+	rns "$router" ip6tables -t mangle -F
+	rns "$router" ilactl map destroy moved
+	# a static -j ILA rule, replaced
+	rns "$router" ip6tables -t mangle -A PREROUTING -j ILA --src-pfx fd00:99::/64 --dst-pfx fd00:9::/64
+	moved_check move_ila_rule 4101
+	rns "$router" ip6tables -t mangle -F
+	# stock DNPT, replaced
+	rns "$router" ip6tables -t mangle -A PREROUTING -d fd00:99::/64 -j DNPT \
+		--src-pfx fd00:99::/64 --dst-pfx fd00:9::/64
+	moved_check move_dnpt 4102
+	rns "$router" ip6tables -t mangle -F
+	# an nft payload rewrite, replaced
+	rns "$router" nft -f - <<-'EOF'
+	table ip6 rw {
+		chain pre {
+			type filter hook prerouting priority -150; policy accept;
+			ip6 daddr fd00:99::9 ip6 daddr set fd00:9::9
+		}
+	}
+	EOF
+	moved_check move_nft 4103
+	rns "$router" nft delete table ip6 rw
+}
+
+@test "FORWARD mangling (DSCP, CONNMARK --save-mark) does not poison the entry" {
+	XT_USED="iptables ip6tables"
+	local xt
+	for xt in iptables ip6tables; do
+		rns "$router" "$xt" -t mangle -A FORWARD -j DSCP --set-dscp 10
+		rns "$router" "$xt" -t mangle -A FORWARD -j MARK --set-mark 7
+		rns "$router" "$xt" -t mangle -A FORWARD -j CONNMARK --save-mark
+	done
+	# the routing inputs are those of PRE_ROUTING: DSCP 0, mark 0
+	udp_send 10.0.1.2 4110 10.0.9.9 5000 10
+	udp_send fd00:1::2 4110 fd00:9::9 5000 10
+	expect hits "$(rtc_d hits)" -eq 16
+	expect misses "$(rtc_d misses)" -eq 2
+	expect received "$(($(srv_count s0v4) + $(srv_count s0v6)))" -eq 20
 }
 
 @test "conntrack -F empties the table without traffic; never more entries than connections" {
