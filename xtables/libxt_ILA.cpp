@@ -116,8 +116,10 @@ void parse_pfx(const char *option, const char *arg, in6_addr *pfx, __u8 *len)
 
 	unsigned int n;
 	std::string lenstr(s.substr(slash + 1));
+	/* decimal only: no sign, no 0x, no leading zero (octal to strtoul) */
 	bool digits = !lenstr.empty() && lenstr.size() <= 3 &&
-		      lenstr.find_first_not_of("0123456789") == std::string::npos;
+		      lenstr.find_first_not_of("0123456789") == std::string::npos &&
+		      (lenstr.size() == 1 || lenstr[0] != '0');
 	if (!digits || !xtables_strtoui(lenstr.c_str(), nullptr, &n, 0, 128))
 		xtables_error(PARAMETER_PROBLEM, "ILA: %s \"%s\": bad prefix length \"%s\"",
 			      option, arg, lenstr.c_str());
