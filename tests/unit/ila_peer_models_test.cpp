@@ -237,8 +237,9 @@ TEST(PeerNpt, Rfc6296IsBitIdenticalToNpt)
 		bool nok = npt.map(n);
 		auto o = ours_xlat(x, a);
 		ASSERT_EQ(nok, o.has_value()) << "len " << len;
-		if (nok)
+		if (nok) {
 			ASSERT_EQ(*o, n) << "len " << len;
+		}
 	}
 }
 
@@ -329,8 +330,9 @@ TEST(PeerKernelIla, SirToIlaAgreesWithTheKernel)
 				continue;
 			}
 			ASSERT_TRUE(equal_but_zero(*o, k)) << "mode " << mode;
-			if (ila_mode_neutral(mode))
+			if (ila_mode_neutral(mode)) {
 				ASSERT_NE(word(*o, 7), 0xffff);	// ours writes zero as 0000
+			}
 		}
 	}
 }
@@ -370,8 +372,9 @@ TEST(PeerKernelIla, TheKernelUndoesOurSirToIla)
 			// the kernel turns a 0000 it restores into ffff: its own round
 			// trip does the same, checksums are equal either way
 			ASSERT_TRUE(equal_but_zero(k, c.sir)) << "mode " << mode;
-			if (word(c.sir, 7) != 0 || !ila_mode_neutral(mode))
+			if (word(c.sir, 7) != 0 || !ila_mode_neutral(mode)) {
 				ASSERT_EQ(k, c.sir);
+			}
 		}
 	}
 }
@@ -431,8 +434,9 @@ TEST(PeerKernelIla, CBitRules)
 		ASSERT_FALSE(kernel_ila(kb, c.loc_pfx.data(), K_NEUTRAL_MAP, true));
 		ASSERT_FALSE(ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, ILA_MODE_NEUTRAL_MAP), bad));
 		auto s = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, ILA_MODE_NEUTRAL_MAP), c.sir);
-		if (s)
+		if (s) {
 			ASSERT_TRUE((*s)[8] & 0x10);
+		}
 	}
 }
 

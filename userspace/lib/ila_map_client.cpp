@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "genl_client.h"
 #include "ila_notation.h"
 
 namespace ila {
@@ -16,46 +17,6 @@ namespace ila {
 namespace {
 
 constexpr std::size_t kRxSize = 64 * 1024;
-
-// Attributes of a message, indexed by type (nullptr when absent).
-template <std::size_t N> struct Attrs {
-	const nlattr *a[N + 1] = {};
-	const nlattr *operator[](std::size_t i) const { return i <= N ? a[i] : nullptr; }
-};
-
-template <std::size_t N> Attrs<N> parse_attrs(const nlattr *first, const void *tail)
-{
-	Attrs<N> out;
-	for (auto *attr = first;
-	     mnl_attr_ok(attr, int(static_cast<const char *>(tail) - reinterpret_cast<const char *>(attr)));
-	     attr = mnl_attr_next(attr)) {
-		unsigned t = mnl_attr_get_type(attr);
-		if (t <= N)
-			out.a[t] = attr;
-	}
-	return out;
-}
-
-template <std::size_t N> Attrs<N> genl_attrs(const nlmsghdr *nlh)
-{
-	return parse_attrs<N>(static_cast<const nlattr *>(
-				      mnl_nlmsg_get_payload_offset(nlh, sizeof(genlmsghdr))),
-			      mnl_nlmsg_get_payload_tail(nlh));
-}
-
-std::uint64_t get_u64(const nlattr *a)
-{
-	if (!a || mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-		return 0;
-	return mnl_attr_get_u64(a);
-}
-
-std::uint32_t get_u32(const nlattr *a)
-{
-	if (!a || mnl_attr_validate(a, MNL_TYPE_U32) < 0)
-		return 0;
-	return mnl_attr_get_u32(a);
-}
 
 MapInfo parse_map(const nlmsghdr *nlh)
 {
@@ -67,10 +28,7 @@ MapInfo parse_map(const nlmsghdr *nlh)
 	m.max_entries = get_u32(at[ILA_MAP_A_MAX_ENTRIES]);
 	m.rules = get_u32(at[ILA_MAP_A_RULES]);
 	if (const nlattr *st = at[ILA_MAP_A_STATS]) {
-		auto s = parse_attrs<ILA_MAP_STATS_MAX>(
-			static_cast<const nlattr *>(mnl_attr_get_payload(st)),
-			static_cast<const char *>(mnl_attr_get_payload(st)) +
-				mnl_attr_get_payload_len(st));
+		auto s = nested_attrs<ILA_MAP_STATS_MAX>(st);
 		m.lookups = get_u64(s[ILA_MAP_STATS_LOOKUPS]);
 		m.hits = get_u64(s[ILA_MAP_STATS_HITS]);
 		m.misses = get_u64(s[ILA_MAP_STATS_MISSES]);
@@ -89,19 +47,6 @@ Entry parse_entry(const nlmsghdr *nlh)
 	return e;
 }
 
-nlmsghdr *put_genl(char *buf, std::uint16_t family, std::uint8_t cmd, std::uint16_t flags,
-		   std::uint32_t seq)
-{
-	nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = family;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
-	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
-	g->cmd = cmd;
-	g->version = ILA_MAP_GENL_VERSION;
-	return nlh;
-}
-
 std::string what_map(const std::string &verb, const std::string &map)
 {
 	return "map " + verb + " " + map;
@@ -114,80 +59,17 @@ std::string what_entry(const std::string &verb, const std::string &map, std::uin
 
 } // namespace
 
-IlaMapClient::IlaMapClient() : sock_(NETLINK_GENERIC), buf_(MNL_SOCKET_BUFFER_SIZE), rxbuf_(kRxSize)
-{
-	nlmsghdr *nlh = mnl_nlmsg_put_header(buf_.data());
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = next_seq();
-	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
-	g->cmd = CTRL_CMD_GETFAMILY;
-	g->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ILA_MAP_GENL_NAME);
-	try {
-		transact("resolve generic netlink family " ILA_MAP_GENL_NAME, [&](const nlmsghdr *m) {
-			auto at = genl_attrs<CTRL_ATTR_MAX>(m);
-			if (at[CTRL_ATTR_FAMILY_ID] &&
-			    mnl_attr_validate(at[CTRL_ATTR_FAMILY_ID], MNL_TYPE_U16) == 0)
-				family_ = mnl_attr_get_u16(at[CTRL_ATTR_FAMILY_ID]);
-			version_ = get_u32(at[CTRL_ATTR_VERSION]);
-		});
-	} catch (const NetlinkError &e) {
-		if (e.code().value() == ENOENT)
-			throw NetlinkError(ENOENT, "generic netlink family " ILA_MAP_GENL_NAME
-						   " not found (is the nf_ila_map module loaded?)");
-		throw;
-	}
-	if (!family_)
-		throw NetlinkError(EPROTO, "resolve generic netlink family " ILA_MAP_GENL_NAME
-					   ": no family id in reply");
-	if (version_ < ILA_MAP_GENL_VERSION)
-		throw NetlinkError(EPROTONOSUPPORT,
-				   "kernel's " ILA_MAP_GENL_NAME " family is version " +
-					   std::to_string(version_) + ", need " +
-					   std::to_string(ILA_MAP_GENL_VERSION));
-}
+IlaMapClient::IlaMapClient() : genl_(ILA_MAP_GENL_NAME, "nf_ila_map", ILA_MAP_GENL_VERSION) {}
 
 nlmsghdr *IlaMapClient::start(std::uint8_t cmd, std::uint16_t flags)
 {
-	return put_genl(buf_.data(), family_, cmd, flags, next_seq());
+	return genl_.start(cmd, flags);
 }
 
 bool IlaMapClient::transact(const std::string &op,
 			    const std::function<void(const nlmsghdr *)> &fn)
 {
-	auto *req = reinterpret_cast<nlmsghdr *>(buf_.data());
-	const std::uint32_t seq = req->nlmsg_seq;
-	bool intr = false;
-
-	sock_.send(buf_.data(), req->nlmsg_len, op);
-	for (;;) {
-		std::size_t n = sock_.recv(rxbuf_.data(), rxbuf_.size(), op);
-		int len = int(n);
-		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
-		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
-			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != sock_.portid())
-				continue; // stale answer of an earlier request
-			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-				intr = true;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				NlAck ack = parse_ack(nlh);
-				if (ack.error)
-					throw NetlinkError(ack.error, op, ack.message);
-				return intr;
-			}
-			if (nlh->nlmsg_type == NLMSG_DONE) {
-				int err = 0;
-				if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int))
-					std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
-				if (err < 0)
-					throw NetlinkError(-err, op, parse_ack(nlh).message);
-				return intr;
-			}
-			if (nlh->nlmsg_type == family_ || nlh->nlmsg_type == GENL_ID_CTRL)
-				fn(nlh);
-		}
-	}
+	return genl_.transact(op, fn);
 }
 
 void IlaMapClient::create(const std::string &map, std::optional<std::uint32_t> max_entries)
@@ -239,7 +121,7 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 	default:
 		throw std::logic_error("not a write command: " + describe(cmd));
 	}
-	nlmsghdr *nlh = put_genl(buf, family_, c, flags, seq);
+	nlmsghdr *nlh = genl_.put(buf, c, flags, seq);
 	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, cmd.map.c_str());
 	if (cmd.op == Op::Create && cmd.max_entries)
 		mnl_attr_put_u32(nlh, ILA_MAP_A_MAX_ENTRIES, *cmd.max_entries);
@@ -257,7 +139,7 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 
 void IlaMapClient::execute(const Command &cmd)
 {
-	build_request(buf_.data(), cmd, next_seq(), NLM_F_ACK);
+	build_request(genl_.buf(), cmd, next_seq(), NLM_F_ACK);
 	transact(describe(cmd), [](const nlmsghdr *) {});
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.h"
+#include "genl_client.h"
 #include "mnl_socket.h"
 
 struct nlmsghdr;
@@ -48,10 +49,10 @@ public:
 	// Runs a write command (create, destroy, add, replace, del, flush).
 	void execute(const Command &cmd);
 
-	std::uint16_t family_id() const { return family_; }
-	std::uint32_t family_version() const { return version_; }
-	MnlSocket &socket() { return sock_; }
-	std::uint32_t next_seq() { return ++seq_; }
+	std::uint16_t family_id() const { return genl_.family_id(); }
+	std::uint32_t family_version() const { return genl_.family_version(); }
+	MnlSocket &socket() { return genl_.socket(); }
+	std::uint32_t next_seq() { return genl_.next_seq(); }
 
 	// Appends the request for a write command to BUF at OFF (BUF must have
 	// room for kMaxRequest bytes); returns the message length.
@@ -65,12 +66,7 @@ private:
 	// the ack/DONE; throws NetlinkError(OP) on an error answer.
 	bool transact(const std::string &op, const std::function<void(const nlmsghdr *)> &fn);
 
-	MnlSocket sock_;
-	std::uint16_t family_ = 0;
-	std::uint32_t version_ = 0;
-	std::uint32_t seq_ = 0;
-	std::vector<char> buf_;
-	std::vector<char> rxbuf_;
+	GenlClient genl_;
 };
 
 // Sends write commands in large netlink batches: many requests per sendmsg,
