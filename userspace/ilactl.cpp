@@ -26,6 +26,7 @@
 
 #include "batch.h"
 #include "command.h"
+#include "ila_hook_client.h"
 #include "ila_map_client.h"
 #include "ila_notation.h"
 
@@ -35,7 +36,7 @@ constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
 const char kUsage[] =
-	"Usage: ilactl [-j] map COMMAND ...\n"
+	"Usage: ilactl [-j] map|hook COMMAND ...\n"
 	"       ilactl [-v] -b FILE|-\n"
 	"\n"
 	"Commands (the maps of the current network namespace):\n"
@@ -51,6 +52,19 @@ const char kUsage[] =
 	"  map show NAME                     show every entry\n"
 	"  map flush NAME                    remove every entry\n"
 	"  map stats NAME                    entries, lookups, hits, misses, rules\n"
+	"  hook add NAME HOOK [translate T] src-pfx P/L dst-pfx Q/L [csum-mode MODE] [direction D] [priority N]\n"
+	"                                    translate in a netfilter hook of its own\n"
+	"  hook add NAME HOOK [translate T] src-pfx P/L map MAP [miss M] [direction D] [priority N]\n"
+	"                                    the same with a map (addresses in P/L looked up)\n"
+	"  hook del NAME                     remove a hook\n"
+	"  hook list                         hooks with what they do and their counters\n"
+	"\n"
+	"HOOK: prerouting, input, output, postrouting.\n"
+	"(prerouting and output translate the destination, default priority -250, before\n"
+	"conntrack; input and postrouting the source, default priority 300.)\n"
+	"T: dst, src.\n"
+	"M: accept, drop.\n"
+	"D: sir2ila, ila2sir.\n"
 	"\n"
 	"IDENT and LOCATOR: ILA notation, four 16-bit hex groups (2001:db8:0:1), or a\n"
 	"full IPv6 address of which the low (IDENT) or high (LOCATOR) 64 bits are used.\n"
@@ -209,6 +223,39 @@ int run_command(const ila::Command &cmd, bool json)
 	return write_stdout(out);
 }
 
+int run_hook(const std::vector<std::string_view> &words, bool json)
+{
+	ila::HookCommand cmd;
+	try {
+		cmd = ila::parse_hook_command(words);
+	} catch (const ila::UsageError &e) {
+		usage_error(e.what());
+		return kExitUsage;
+	}
+	ila::IlaHookClient client;
+	std::string out;
+	switch (cmd.op) {
+	case ila::HookOp::Add:
+		client.add(cmd.hook);
+		break;
+	case ila::HookOp::Del:
+		client.del(cmd.hook.name);
+		break;
+	case ila::HookOp::List: {
+		auto hooks = client.list();
+		if (json)
+			out = "[";
+		for (std::size_t i = 0; i < hooks.size(); i++)
+			out += json ? (i ? "," : "") + ila::hook_json(hooks[i])
+				    : ila::hook_text(hooks[i]) + "\n";
+		if (json)
+			out += "]\n";
+		break;
+	}
+	}
+	return write_stdout(out);
+}
+
 int run_batch(const std::string &file, bool verbose)
 {
 	std::string text, src = file == "-" ? "stdin" : file;
@@ -294,8 +341,11 @@ int main(int argc, char **argv)
 			usage_error("missing command");
 			return kExitUsage;
 		}
+		if (words[0] == "hook")
+			return run_hook(words, json);
 		if (words[0] != "map") {
-			usage_error("unknown object \"" + std::string(words[0]) + "\" (expected \"map\")");
+			usage_error("unknown object \"" + std::string(words[0]) +
+				    "\" (expected \"map\" or \"hook\")");
 			return kExitUsage;
 		}
 		ila::Command cmd;

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# nf_ila_hook: ILA / NPTv6 translation in direct netfilter hooks, driven by
+# `ilactl hook add|del|list`.
+#
+#   client c0 ----------- r0 router r1 ----------- s0 server
+#   fd00:1::2/64   fd00:1::1        fd00:2::1   fd00:2::2/64
+#                  PRE  dst SIR->LOC             PRE  dst LOC->SIR
+#                  POST src LOC->SIR             POST src SIR->LOC
+#                  3333:0:0:1::/64 via s0        lo: 2001:db8:0:3::5
+#
+# The same topology and the same four translations as tests/bats/ila.bats,
+# done by hooks instead of rules. Transmit checksum offload is off on every
+# veth, so the receiving stacks verify every checksum.
+
+load helpers
+load ila_helpers
+
+setup_file() {
+	load_module nf_ila_hook
+}
+
+teardown_file() {
+	unload_module nf_ila_hook
+	unload_module nf_ila_map
+}
+
+teardown() {
+	cleanup_all
+}
+
+# hctl NS ARGS... : ilactl in netns NS
+hctl() {
+	local ns=$1
+	shift
+	in_ns "$ns" ilactl "$@"
+}
+
+# hook_field NS NAME FIELD : a field of `ilactl -j hook list` for hook NAME
+hook_field() {
+	hctl "$1" -j hook list | jq -r --arg n "$2" --arg f "$3" '.[] | select(.name == $n) | .[$f]'
+}
+
+# hook_pairs MODE : the four translations of the topology comment, as hooks
+hook_pairs() {
+	local m=$1 back=
+	[ "$m" = neutral-map ] && back="direction ila2sir"
+	hook_flush
+	# shellcheck disable=SC2086
+	{
+		hctl "$router" hook add sir prerouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX" csum-mode "$m" &&
+		hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" csum-mode "$m" $back &&
+		hctl "$server" hook add in prerouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" csum-mode "$m" $back &&
+		hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX" csum-mode "$m"
+	}
+}
+
+hook_flush() {
+	local ns n
+	for ns in "$router" "$server"; do
+		for n in $(hctl "$ns" -j hook list | jq -r '.[].name'); do
+			hctl "$ns" hook del "$n"
+		done
+	done
+}
+
+@test "hook: static prefixes in every mode: TCP, UDP, ping; counters; the wire carries the locator; nft list hooks shows them" {
+	ila_topo
+	local m port=7000 d want
+	for m in $ILA_MODES; do
+		echo "# $m" >&3
+		hook_pairs "$m"
+		port=$((port + 1))
+		ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 100000
+		ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 300
+		in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+		[ "$(hook_field "$router" sir packets)" -gt 10 ]
+		[ "$(hook_field "$router" back packets)" -gt 10 ]
+		[ "$(hook_field "$server" in packets)" -gt 10 ]
+		[ "$(hook_field "$server" out packets)" -gt 10 ]
+		[ "$(hook_field "$router" sir bytes)" -gt 100000 ]
+		# the same address on the wire as the -j ILA rule writes
+		d=$(mktemp -d "$BATS_TEST_TMPDIR/cap.XXXX")
+		ila_capture_start "$router" r1 "$d/p" udp port $((port + 100))
+		local cap=$CAP_PID
+		ila_udp "$client" "$server" "$ILA_SIR_HOST" $((port + 100)) 50
+		wait "$cap"
+		want=$(ila_map "$ILA_SIR_HOST" "$ILA_SIR_PFX" "$ILA_LOC_PFX" "$m")
+		[ "$(ila_pcap_addr "$d/p" dst)" = "$want" ]
+	done
+	run in_ns "$router" nft list hooks
+	echo "$output"
+	[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_fn [nf_ila_hook]"* ]]
+	[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_fn [nf_ila_hook]"* ]]
+	# list shows what each hook does
+	run hctl "$router" hook list
+	echo "$output"
+	[[ $output == *"sir prerouting priority -250 translate dst src-pfx 2001:db8:0:3::/64 dst-pfx 3333:0:0:1::/64 csum-mode rfc6296 packets "* ]]
+	hook_flush
+	[ "$(hctl "$router" -j hook list)" = "[]" ]
+}
+
+@test "hook: the router's own Packet Too Big is translated back, TCP through a smaller MTU completes" {
+	ila_topo
+	ip -n "$router" link set r1 mtu 1280
+	local m port=7100
+	for m in adjust-transport neutral-map; do
+		echo "# $m" >&3
+		hook_pairs "$m"
+		ip -n "$client" -6 route flush cache
+		port=$((port + 1))
+		ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 200000
+		in_ns "$client" ip -6 route get "$ILA_SIR_HOST" | grep -q 'mtu 1280'
+	done
+	hook_flush
+}
+
+@test "hook with a map: hits, misses, miss accept/drop, map replace moves a host on the next packet" {
+	ila_topo
+	# a second locator for the same server
+	ip -n "$router" -6 route add 3333:0:0:2::/64 via fd00:2::2
+	hctl "$router" map create hosts
+	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in1 prerouting src-pfx 3333:0:0:1::/64 dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in2 prerouting src-pfx 3333:0:0:2::/64 dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	ila_tcp "$client" "$server" "$ILA_SIR_HOST" 7201 50000
+	[ "$(hook_field "$router" m packets)" -gt 10 ]
+	[ "$(hook_field "$server" in1 packets)" -gt 10 ]
+	[ "$(hook_field "$server" in2 packets)" -eq 0 ]
+	# the map cannot go while a hook uses it
+	run hctl "$router" map destroy hosts
+	[ "$status" -eq 1 ]
+	[[ $output == *"Device or resource busy"* ]]
+	# a host moves: the next packet goes to the new locator
+	hctl "$router" map replace hosts 0:0:0:5 3333:0:0:2
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	[ "$(hook_field "$server" in2 packets)" -eq 2 ]
+	# an identifier not in the map: dropped (miss drop)
+	hctl "$router" map del hosts 0:0:0:5
+	run in_ns "$client" ping -6 -c 1 -W 2 "$ILA_SIR_HOST"
+	[ "$status" -ne 0 ]
+	[ "$(hook_field "$router" m misses)" -ge 1 ]
+	[ "$(hook_field "$router" m drops)" -ge 1 ]
+	# miss accept: continues untranslated (the router has no route: dropped
+	# there, but not by the hook)
+	hctl "$router" hook del m
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts
+	run in_ns "$client" ping -6 -c 1 -W 2 "$ILA_SIR_HOST"
+	[ "$(hook_field "$router" m misses)" -ge 1 ]
+	[ "$(hook_field "$router" m drops)" -eq 0 ]
+	hook_flush
+	hctl "$router" map destroy hosts
+}
+
+@test "hook: bad commands exit non-zero with a clear message and change nothing" {
+	ns_create t
+	hctl "$t" hook add keep prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64
+	local before
+	before=$(hctl "$t" hook list)
+	local -a cases=(
+		"2|hook add x forward src-pfx 2001:db8::/64 dst-pfx 3333::/64|unknown hook \"forward\""
+		"2|hook add x postrouting translate dst src-pfx 2001:db8::/64 dst-pfx 3333::/64|postrouting translates the source"
+		"2|hook add x prerouting src-pfx 2001:db8::/65 dst-pfx 3333::/65|prefix length must be 1..64"
+		"2|hook add x prerouting src-pfx 2001:db8::/0 dst-pfx 3333::/0|prefix length must be 1..64"
+		"2|hook add x prerouting src-pfx 2001:db8::1/64 dst-pfx 3333::/64|bits set after the prefix length"
+		"2|hook add x prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/48|same length"
+		"2|hook add x prerouting src-pfx 2001:db8::/64|dst-pfx Q/L or map MAP is required"
+		"2|hook add x prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64 csum-mode bogus|bad csum-mode"
+		"2|hook add x prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64 miss drop|miss needs a map"
+		"2|hook add bad/name prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64|bad hook name"
+		"1|hook add keep prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64|File exists"
+		"1|hook add x prerouting src-pfx 2001:db8::/64 map nosuch|no such map"
+		"1|hook add x prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64 priority 2147483647|priority out of range"
+		"1|hook del nosuch|no such hook"
+	)
+	local c want_status args want
+	for c in "${cases[@]}"; do
+		want_status=${c%%|*} c=${c#*|}
+		args=${c%%|*} want=${c#*|}
+		# shellcheck disable=SC2086
+		run hctl "$t" $args
+		echo "ilactl $args -> $status: $output"
+		[ "$status" -eq "$want_status" ]
+		[[ $output == *"$want"* ]]
+	done
+	[ "$(hctl "$t" hook list)" = "$before" ]
+}
+
+@test "hook: unprivileged users are refused, reading is allowed" {
+	ns_create t
+	hctl "$t" hook add keep prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64
+	run in_ns "$t" setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all \
+		"$BIN_DIR/ilactl" hook add x prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"Operation not permitted"* ]]
+	run in_ns "$t" setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all \
+		"$BIN_DIR/ilactl" hook list
+	[ "$status" -eq 0 ]
+	[[ $output == "keep prerouting"* ]]
+}
+
+@test "hook: netns delete and rmmod with hooks installed (and traffic) leave no hook and a clean log" {
+	ila_topo
+	hook_pairs adjust-transport
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	ns_create t
+	hctl "$t" map create m
+	hctl "$t" hook add h prerouting src-pfx 2001:db8::/64 map m
+	ip netns del "$t"
+	# rmmod while hooks exist in the other namespaces
+	unload_module nf_ila_hook
+	[ ! -e /sys/module/nf_ila_hook ]
+	run in_ns "$router" nft list hooks
+	[[ $output != *nf_ila_hook* ]]
+	load_module nf_ila_hook
+	[ "$(hctl "$router" -j hook list)" = "[]" ]
+}
