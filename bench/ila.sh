@@ -89,6 +89,21 @@ EOF
 }
 cfg_nft_native_off() { nft_off; }
 
+# ---- direct hooks (nf_ila_hook, ilactl hook) ----------------------------------
+
+hook_check() { need_module nf_ila_hook && need_bin ilactl; }
+hook_on() { load_module nf_ila_hook && in_rtr ilactl hook add bench prerouting src-pfx $SIR::/64 "$@"; }
+hook_off() { in_rtr ilactl hook del bench; unload_module nf_ila_hook; }
+cfg_hook_static_check() { hook_check; }
+cfg_hook_static_on() { hook_on dst-pfx $LOC::/64; }
+cfg_hook_static_off() { hook_off; }
+cfg_hook_map1_check() { hook_check && map_check; }
+cfg_hook_map1_on() { hook_on map one; }
+cfg_hook_map1_off() { hook_off; }
+cfg_hook_map1m_check() { hook_check && cfg_map1m_check; }
+cfg_hook_map1m_on() { hook_on map million; }
+cfg_hook_map1m_off() { hook_off; }
+
 # ---- maps ---------------------------------------------------------------------
 
 map_check() {
@@ -151,17 +166,20 @@ ila)
 	label ila_legacy "-j ILA --src-pfx/--dst-pfx, ip6tables-legacy"
 	label ila_nft "-j ILA --src-pfx/--dst-pfx, ip6tables-nft"
 	label nft_native "nft: ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | $LOC::"
+	label hook_static "ilactl hook (direct hook), src-pfx/dst-pfx"
 	meta note "Router: one rule in mangle PREROUTING translating $SIR::/64 -> $LOC::/64 (destination); -j ILA in its default mode adjust-transport, like the nft rule."
 	meta seed "Seed (netdev thread, TCP_RR): DNPT -10%, ILA direct hook -1.5%, vs no ILA."
-	run_configs ila 6 $DST direct dnpt_legacy dnpt_nft ila_legacy ila_nft nft_native
+	run_configs ila 6 $DST direct dnpt_legacy dnpt_nft ila_legacy ila_nft nft_native hook_static
 	;;
 ilamap)
 	label ila_static "-j ILA --src-pfx/--dst-pfx (static prefix), ip6tables-legacy"
 	label map1 "-j ILA --map, 1 entry, ip6tables-legacy"
 	label map1m "-j ILA --map, 1,000,000 entries, ip6tables-legacy"
+	label hook_map1 "ilactl hook (direct hook) with a map, 1 entry"
+	label hook_map1m "ilactl hook (direct hook) with a map, 1,000,000 entries"
 	meta note "Router: one rule in mangle PREROUTING (-d $SIR::/64); the map entry for identifier 0:0:0:2 has locator $LOC (adjust-transport)."
 	maps_setup
-	run_configs ilamap 6 $DST direct ila_static map1 map1m
+	run_configs ilamap 6 $DST direct ila_static map1 map1m hook_map1 hook_map1m
 	;;
 *) die "unknown table $table" ;;
 esac
