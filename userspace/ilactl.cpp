@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cerrno>
@@ -58,6 +59,10 @@ const char kUsage[] =
 	"                                    the same with a map (addresses in P/L looked up)\n"
 	"  hook del NAME                     remove a hook\n"
 	"  hook list                         hooks with what they do and their counters\n"
+	"  save [NAME...]                    maps (all, or the named ones) with their\n"
+	"                                    entries, then hooks, as commands for restore\n"
+	"  restore [-exist] [FILE]           apply what save printed (FILE or stdin);\n"
+	"                                    -exist: update what exists instead of failing\n"
 	"\n"
 	"HOOK: prerouting, input, output, postrouting.\n"
 	"(prerouting and output translate the destination, default priority -250, before\n"
@@ -256,12 +261,10 @@ int run_hook(const std::vector<std::string_view> &words, bool json)
 	return write_stdout(out);
 }
 
-int run_batch(const std::string &file, bool verbose)
+// Map commands of TEXT in large batches. EXIST (restore -exist): a map
+// that exists is not created again, add replaces.
+int run_batch_text(const std::string &text, const std::string &src, bool verbose, bool exist)
 {
-	std::string text, src = file == "-" ? "stdin" : file;
-	if (!read_input(file, text))
-		return kExitFail;
-
 	// Check every line before changing anything.
 	std::size_t count = 0;
 	try {
@@ -270,11 +273,23 @@ int run_batch(const std::string &file, bool verbose)
 		std::cerr << "ilactl: " << src << ":" << e.line() << ": " << e.reason() << "\n";
 		return kExitUsage;
 	}
+	if (!count)
+		return 0;
 
 	auto t0 = std::chrono::steady_clock::now();
 	ila::IlaMapClient client;
+	std::vector<std::string> existing;
+	if (exist)
+		for (const auto &m : client.list())
+			existing.push_back(m.name);
 	ila::BatchSender sender(client);
-	ila::for_each_batch_command(text, [&](std::size_t line, const ila::Command &cmd) {
+	ila::for_each_batch_command(text, [&](std::size_t line, const ila::Command &c) {
+		ila::Command cmd = c;
+		if (exist && cmd.op == ila::Op::Create &&
+		    std::find(existing.begin(), existing.end(), cmd.map) != existing.end())
+			return;
+		if (exist && cmd.op == ila::Op::Add)
+			cmd.op = ila::Op::Replace;
 		sender.add(cmd, line);
 	});
 	sender.finish();
@@ -295,6 +310,129 @@ int run_batch(const std::string &file, bool verbose)
 	if (verbose)
 		std::fprintf(stderr, "ilactl: %zu commands in %zu batches, %.3f s, %.0f commands/s\n",
 			     sender.sent(), sender.batches(), secs, secs > 0 ? sender.sent() / secs : 0.0);
+	return 0;
+}
+
+int run_batch(const std::string &file, bool verbose)
+{
+	std::string text;
+	if (!read_input(file, text))
+		return kExitFail;
+	return run_batch_text(text, file == "-" ? "stdin" : file, verbose, false);
+}
+
+// ilactl save [NAME...]: every map (or the named ones) with its entries,
+// then every hook (unless maps were named), as commands restore takes.
+int run_save(const std::vector<std::string_view> &words)
+{
+	std::string out = "# ilactl save (nf-ila-rtcache " NFILR_VERSION ")\n";
+	std::vector<std::string> names(words.begin() + 1, words.end());
+	for (const auto &n : names)
+		if (!ila::valid_map_name(n)) {
+			usage_error("save: bad map name \"" + n + "\"");
+			return kExitUsage;
+		}
+	ila::IlaMapClient maps;
+	if (names.empty())
+		for (const auto &m : maps.list())
+			names.push_back(m.name);
+	for (const auto &n : names) {
+		auto info = maps.stats(n);
+		out += "map create " + n + " max-entries " + std::to_string(info.max_entries) + "\n";
+		for (const auto &e : maps.show(n))
+			out += "map add " + n + " " + entry_text(e) + "\n";
+	}
+	if (words.size() == 1) {
+		try {
+			ila::IlaHookClient hooks;
+			for (const auto &h : hooks.list())
+				out += "hook add " + ila::hook_spec(h) + "\n";
+		} catch (const ila::NetlinkError &e) {
+			if (e.code().value() != ENOENT)	// no nf_ila_hook: no hooks
+				throw;
+		}
+	}
+	return write_stdout(out);
+}
+
+// ilactl restore [-exist] [FILE|-]: what save printed. Map commands go in
+// batches first, then the hooks (which may use the maps). -exist: maps and
+// hooks that exist are updated instead of failing (like ipset restore
+// -exist): entries are replaced, a hook with another definition is
+// replaced, an identical one is left alone.
+int run_restore(const std::vector<std::string_view> &words, bool verbose)
+{
+	bool exist = false;
+	std::string file = "-";
+	for (std::size_t i = 1; i < words.size(); i++) {
+		if (words[i] == "-exist")
+			exist = true;
+		else if (file == "-" && i + 1 == words.size())
+			file = std::string(words[i]);
+		else {
+			usage_error("restore: unexpected \"" + std::string(words[i]) +
+				    "\" (restore [-exist] [FILE|-])");
+			return kExitUsage;
+		}
+	}
+	std::string text, src = file == "-" ? "stdin" : file;
+	if (!read_input(file, text))
+		return kExitFail;
+	// split: hook lines apart, map lines keep their line numbers
+	std::string map_text;
+	std::vector<std::pair<std::size_t, ila::HookCommand>> hooks;
+	std::size_t lineno = 0, pos = 0;
+	while (pos < text.size()) {
+		std::size_t nl = text.find('\n', pos);
+		std::string_view line(text.data() + pos,
+				      (nl == std::string::npos ? text.size() : nl) - pos);
+		pos = nl == std::string::npos ? text.size() : nl + 1;
+		lineno++;
+		auto w = ila::split_words(line);
+		if (!w.empty() && w[0] == "hook") {
+			try {
+				auto hc = ila::parse_hook_command(w);
+				if (hc.op != ila::HookOp::Add)
+					throw ila::UsageError("only hook add is restored");
+				hooks.emplace_back(lineno, hc);
+			} catch (const ila::UsageError &e) {
+				std::cerr << "ilactl: " << src << ":" << lineno << ": " << e.what() << "\n";
+				return kExitUsage;
+			}
+			map_text += "\n";
+		} else {
+			map_text += std::string(line) + "\n";
+		}
+	}
+	if (int rc = run_batch_text(map_text, src, verbose, exist))
+		return rc;
+	if (hooks.empty())
+		return 0;
+	ila::IlaHookClient client;
+	std::vector<ila::Hook> have = exist ? client.list() : std::vector<ila::Hook>{};
+	for (auto &[line, hc] : hooks) {
+		auto it = std::find_if(have.begin(), have.end(),
+				       [&](const ila::Hook &h) { return h.name == hc.hook.name; });
+		try {
+			if (it != have.end()) {
+				ila::Hook want = hc.hook;
+				// compare as listed: the kernel's defaults filled in
+				want.priority = want.priority.value_or(it->priority.value_or(0));
+				want.translate = it->translate;
+				if (!want.csum_mode)
+					want.csum_mode = std::uint8_t(0);
+				if (!want.direction)
+					want.direction = std::uint8_t(0);
+				if (ila::hook_spec(want) == ila::hook_spec(*it))
+					continue;
+				client.del(hc.hook.name);
+			}
+			client.add(hc.hook);
+		} catch (const ila::NetlinkError &e) {
+			std::cerr << "ilactl: " << src << ":" << line << ": " << e.what() << "\n";
+			return kExitFail;
+		}
+	}
 	return 0;
 }
 
@@ -343,6 +481,10 @@ int main(int argc, char **argv)
 		}
 		if (words[0] == "hook")
 			return run_hook(words, json);
+		if (words[0] == "save")
+			return run_save(words);
+		if (words[0] == "restore")
+			return run_restore(words, verbose);
 		if (words[0] != "map") {
 			usage_error("unknown object \"" + std::string(words[0]) +
 				    "\" (expected \"map\" or \"hook\")");

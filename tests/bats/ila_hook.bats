@@ -219,3 +219,58 @@ hook_flush() {
 	load_module nf_ila_hook
 	[ "$(hctl "$router" -j hook list)" = "[]" ]
 }
+
+@test "save -> wipe (hooks, maps, rmmod) -> restore: maps entry for entry (1,000,000), hooks, traffic as before; -exist" {
+	ila_topo
+	local f=$BATS_TEST_TMPDIR ns t0
+	awk 'BEGIN { for (i = 0; i < 1000000; i++)
+		printf "map add hosts 0:0:%x:%x 3333:0:0:%d%s\n", int(i / 65536) + 1, i % 65536, i % 3 + 1,
+			i % 3 == 1 ? " csum-mode neutral-map-auto" : "" }' >"$f/1m"
+	hctl "$router" map create hosts max-entries 2000000
+	hctl "$router" -b "$f/1m"
+	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" priority 310
+	hctl "$server" hook add in prerouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" csum-mode neutral-map direction ila2sir
+	hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	for ns in router server; do
+		hctl "${!ns}" save >"$f/$ns.saved"
+	done
+	[ "$(grep -c '^map add hosts ' "$f/router.saved")" -eq 1000001 ]
+	grep -qx 'map create hosts max-entries 2000000' "$f/router.saved"
+	grep -qx 'hook add back postrouting priority 310 translate src src-pfx 3333:0:0:1::/64 dst-pfx 2001:db8:0:3::/64 csum-mode adjust-transport' "$f/router.saved"
+	# "reboot": everything goes, modules too
+	hctl "$router" hook del m
+	hctl "$router" hook del back
+	hctl "$router" map destroy hosts
+	unload_module nf_ila_hook
+	unload_module nf_ila_map
+	run in_ns "$client" ping -6 -c 1 -W 2 "$ILA_SIR_HOST"
+	[ "$status" -ne 0 ]
+	load_module nf_ila_hook
+	t0=$EPOCHREALTIME
+	hctl "$router" restore "$f/router.saved"
+	echo "# restore of 1,000,001 entries and 2 hooks: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s" >&3
+	hctl "$server" restore <"$f/server.saved"
+	for ns in router server; do
+		hctl "${!ns}" save >"$f/$ns.again"
+		diff <(sort "$f/$ns.saved") <(sort "$f/$ns.again")
+	done
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	ila_tcp "$client" "$server" "$ILA_SIR_HOST" 7301 50000
+	# again: without -exist it fails on the first existing object, with it
+	# nothing changes
+	run hctl "$server" restore "$f/server.saved"
+	[ "$status" -eq 1 ]
+	[[ $output == *"File exists"* ]]
+	hctl "$server" restore -exist "$f/server.saved"
+	hctl "$server" save >"$f/server.third"
+	diff "$f/server.saved" "$f/server.third"
+	# -exist updates a hook whose definition changed
+	sed -i 's/^hook add out postrouting priority 300/hook add out postrouting priority 301/' "$f/server.third"
+	hctl "$server" restore -exist "$f/server.third"
+	hctl "$server" hook list | grep -q '^out postrouting priority 301 '
+	hook_flush
+	hctl "$router" map destroy hosts
+}

@@ -186,6 +186,13 @@ HookCommand parse_hook_command(const std::vector<std::string_view> &words)
 
 std::string hook_text(const Hook &h)
 {
+	return hook_spec(h) + " packets " + std::to_string(h.packets) + " bytes " +
+	       std::to_string(h.bytes) + " misses " + std::to_string(h.misses) + " drops " +
+	       std::to_string(h.drops);
+}
+
+std::string hook_spec(const Hook &h)
+{
 	std::string s = h.name + " " + std::string(hook_point_name(h.point)) + " priority " +
 			std::to_string(h.priority.value_or(0)) + " translate " +
 			(h.translate.value_or(0) ? "src" : "dst") + " src-pfx " +
@@ -197,8 +204,7 @@ std::string hook_text(const Hook &h)
 		     std::string(csum_mode_name(h.csum_mode.value_or(0)));
 	if (h.direction.value_or(0))
 		s += " direction ila2sir";
-	return s + " packets " + std::to_string(h.packets) + " bytes " + std::to_string(h.bytes) +
-	       " misses " + std::to_string(h.misses) + " drops " + std::to_string(h.drops);
+	return s;
 }
 
 std::string hook_json(const Hook &h)

@@ -50,6 +50,8 @@ HookCommand parse_hook_command(const std::vector<std::string_view> &words);
 std::string_view hook_point_name(std::uint8_t point);
 // "NAME prerouting priority -250 translate dst src-pfx ... packets N ..."
 std::string hook_text(const Hook &h);
+// The same without the counters: the words `hook add` takes after "hook add".
+std::string hook_spec(const Hook &h);
 std::string hook_json(const Hook &h);
 
 class IlaHookClient {
