@@ -3,7 +3,9 @@
 // "ip6tables -t mangle ... -j ILA --map NAME". See ilactl(8).
 //
 // Exit status: 0 ok, 1 an operation failed, 2 usage error.
+#include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,6 +85,7 @@ const char kUsage[] =
 	"  -v, --verbose      with -b: report the number of commands and the rate\n"
 	"  -h, --help         this text\n"
 	"  -V, --version      version\n"
+	"  -n, --netns NAME   run in network namespace NAME (ip netns), as ip -n\n"
 	"\n"
 	"Exit status: 0 ok, 1 operation failed, 2 usage error.\n";
 
@@ -226,6 +229,29 @@ int run_command(const ila::Command &cmd, bool json)
 		break;
 	}
 	return write_stdout(out);
+}
+
+// -n NAME: run in the network namespace NAME of `ip netns` (as ip -n).
+int enter_netns(const std::string &name)
+{
+	if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+		usage_error("-n: bad network namespace name \"" + name + "\"");
+		return kExitUsage;
+	}
+	std::string path = "/run/netns/" + name;
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		std::cerr << "ilactl: -n " << name << ": " << path << ": " << std::strerror(errno) << "\n";
+		return kExitFail;
+	}
+	int rc = setns(fd, CLONE_NEWNET);
+	int err = errno;
+	close(fd);
+	if (rc < 0) {
+		std::cerr << "ilactl: -n " << name << ": setns: " << std::strerror(err) << "\n";
+		return kExitFail;
+	}
+	return 0;
 }
 
 int run_hook(const std::vector<std::string_view> &words, bool json)
@@ -443,17 +469,22 @@ int main(int argc, char **argv)
 	static const option opts[] = {
 		{"json", no_argument, nullptr, 'j'},   {"batch", required_argument, nullptr, 'b'},
 		{"verbose", no_argument, nullptr, 'v'}, {"help", no_argument, nullptr, 'h'},
-		{"version", no_argument, nullptr, 'V'}, {nullptr, 0, nullptr, 0},
+		{"version", no_argument, nullptr, 'V'}, {"netns", required_argument, nullptr, 'n'},
+		{nullptr, 0, nullptr, 0},
 	};
 	bool json = false, verbose = false;
 	const char *batch = nullptr;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jb:vhV", opts, nullptr)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jb:vhVn:", opts, nullptr)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'b': batch = optarg; break;
+		case 'n':
+			if (int rc = enter_netns(optarg))
+				return rc;
+			break;
 		case 'v': verbose = true; break;
 		case 'h': return write_stdout(kUsage);
 		case 'V':

@@ -187,6 +187,8 @@ hook_flush() {
 		[[ $output == *"$want"* ]]
 	done
 	[ "$(hctl "$t" hook list)" = "$before" ]
+	# -n NETNS (as ip -n) reads the same namespace
+	[ "$(ilactl -n "$t" hook list)" = "$before" ]
 }
 
 @test "hook: unprivileged users are refused, reading is allowed" {

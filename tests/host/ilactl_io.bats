@@ -53,3 +53,12 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ $output == *'bad locator "2001:db8::5"'*"(2001:db8:0:1::)"* ]]
 }
+
+@test "ilactl -n: a missing namespace exits 1 naming it, a bad name exits 2" {
+	run "$ILACTL" -n nfilr-no-such-netns map list
+	[ "$status" -eq 1 ]
+	[[ $output == *"-n nfilr-no-such-netns: /run/netns/nfilr-no-such-netns: No such file or directory"* ]]
+	run "$ILACTL" -n ../etc map list
+	[ "$status" -eq 2 ]
+	[[ $output == *'bad network namespace name "../etc"'* ]]
+}
