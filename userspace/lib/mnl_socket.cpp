@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace ila {
@@ -25,12 +26,26 @@ NlAck parse_ack(const nlmsghdr *nlh)
 		return ack;
 	}
 	const auto *err = static_cast<const nlmsgerr *>(mnl_nlmsg_get_payload(nlh));
-	ack.error = -err->error;
+	// an error is 0 or a negative errno; anything else is not a reply we
+	// understand (and -INT_MIN does not exist)
+	if (err->error > 0 || err->error == INT32_MIN)
+		ack.error = EPROTO;
+	else
+		ack.error = -err->error;
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return ack;
+	// the TLVs follow the echoed request (all of it unless capped): every
+	// offset is checked against the length of this message
+	const std::size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
 	std::size_t off = sizeof(nlmsgerr);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += err->msg.nlmsg_len - sizeof(nlmsghdr);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (err->msg.nlmsg_len < sizeof(nlmsghdr) ||
+		    err->msg.nlmsg_len - sizeof(nlmsghdr) > payload - off)
+			return ack;
+		off += NLMSG_ALIGN(err->msg.nlmsg_len) - sizeof(nlmsghdr);
+	}
+	if (off >= payload)
+		return ack;
 	int missing = -1;
 	const char *tail = static_cast<const char *>(mnl_nlmsg_get_payload_tail(nlh));
 	for (auto *attr = static_cast<const nlattr *>(mnl_nlmsg_get_payload_offset(nlh, off));
