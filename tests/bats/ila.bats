@@ -183,7 +183,7 @@ teardown() {
 	ila_topo
 	local ipt m port=5000
 	for ipt in $ILA_BACKENDS; do
-		for m in $ILA_MODES; do
+		for m in $(ila_modes_for "$ipt"); do
 			echo "# $ipt $m" >&3
 			ila_rules "$ipt" "$m"
 			port=$((port + 1))
@@ -205,7 +205,7 @@ teardown() {
 	ila_topo
 	local ipt m d want c_in c_out port=5100
 	for ipt in $ILA_BACKENDS; do
-		for m in $ILA_MODES; do
+		for m in $(ila_modes_for "$ipt"); do
 			ila_rules "$ipt" "$m"
 			port=$((port + 1))
 			d=$(mktemp -d "$BATS_TEST_TMPDIR/cap.XXXX")
@@ -245,7 +245,7 @@ teardown() {
 	ip -n "$router" link set r1 mtu 1280
 	local ipt m port=5200
 	for ipt in $ILA_BACKENDS; do
-		for m in $ILA_MODES; do
+		for m in $(ila_modes_for "$ipt"); do
 			echo "# $ipt $m" >&3
 			ila_rules "$ipt" "$m"
 			ip -n "$client" -6 route flush cache
