@@ -63,13 +63,23 @@ struct nf_ila_map_pcpu {
 	u64	misses;
 };
 
-struct nf_ila_map {
+/*
+ * The contents of a map: what `ilactl map swap` exchanges between two maps
+ * (one pointer store each), so rules and hooks that hold a map see the
+ * other contents from the next packet on, with no window of misses.
+ */
+struct nf_ila_map_tbl {
 	struct rhashtable		ht;
+	u32				max_entries;
+};
+
+struct nf_ila_map {
+	struct nf_ila_map_tbl __rcu	*tbl;	/* changed under mn->lock */
 	struct nf_ila_map_pcpu __percpu	*stats;
 	struct list_head		list;	/* nf_ila_map_net.maps */
 	refcount_t			refcnt;	/* list + rules + dumps */
 	atomic_t			rules;	/* rules using the map */
-	u32				max_entries;
+	atomic_t			dumps;	/* entry dumps walking tbl */
 	char				name[ILA_MAP_NAMSIZ];
 	struct rcu_work			free_work;
 };
@@ -103,6 +113,21 @@ static struct nf_ila_map_net *nf_ila_map_pernet(struct net *net)
 	return net_generic(net, nf_ila_map_net_id);
 }
 
+/*
+ * The table of a map for a writer: every change of map->tbl (swap) and of
+ * its contents happens under the per-netns mutex, which callers hold (or
+ * the map is unreachable: free, an entry dump that blocks swaps).
+ */
+static struct nf_ila_map_tbl *nf_ila_map_tbl(const struct nf_ila_map *map)
+{
+	return rcu_dereference_protected(map->tbl, true);
+}
+
+static struct rhashtable *nf_ila_map_ht(const struct nf_ila_map *map)
+{
+	return &nf_ila_map_tbl(map)->ht;
+}
+
 /* ---- lifetime ----------------------------------------------------------- */
 
 static void nf_ila_map_entry_free(void *ptr, void *arg)
@@ -121,7 +146,8 @@ static void nf_ila_map_free_work(struct work_struct *work)
 	struct nf_ila_map *map = container_of(to_rcu_work(work),
 					      struct nf_ila_map, free_work);
 
-	rhashtable_free_and_destroy(&map->ht, nf_ila_map_entry_free, NULL);
+	rhashtable_free_and_destroy(nf_ila_map_ht(map), nf_ila_map_entry_free, NULL);
+	kfree(nf_ila_map_tbl(map));
 	free_percpu(map->stats);
 	kfree(map);
 }
@@ -177,7 +203,8 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 {
 	const struct nf_ila_map_entry *e;
 
-	e = rhashtable_lookup(&map->ht, &ident, nf_ila_map_params);
+	e = rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
+			      nf_ila_map_params);
 	if (!e) {
 		this_cpu_inc(map->stats->misses);
 		return false;
@@ -208,6 +235,8 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 	[ILA_MAP_A_RULES]	= { .type = NLA_REJECT },
 	[ILA_MAP_A_STATS]	= { .type = NLA_REJECT },
 	[ILA_MAP_A_REPLACE]	= { .type = NLA_FLAG },
+	[ILA_MAP_A_NAME2]	= { .type = NLA_NUL_STRING,
+				    .len = ILA_MAP_NAMSIZ - 1 },
 };
 
 static bool nf_ila_map_name_ok(const char *name)
@@ -269,8 +298,9 @@ static int nf_ila_map_fill_map(struct sk_buff *skb, u32 portid, u32 seq,
 	nf_ila_map_read_stats(map, &hits, &misses);
 	if (nla_put_string(skb, ILA_MAP_A_NAME, map->name) ||
 	    nla_put_u32(skb, ILA_MAP_A_ENTRIES,
-			atomic_read(&map->ht.nelems)) ||
-	    nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES, map->max_entries) ||
+			atomic_read(&nf_ila_map_ht(map)->nelems)) ||
+	    nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES,
+			nf_ila_map_tbl(map)->max_entries) ||
 	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->rules)))
 		goto cancel;
 	nest = nla_nest_start(skb, ILA_MAP_A_STATS);
@@ -319,6 +349,7 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
 	struct nlattr *name_attr = info->attrs[ILA_MAP_A_NAME];
+	struct nf_ila_map_tbl *tbl;
 	struct nf_ila_map *map;
 	int err;
 
@@ -338,13 +369,21 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto err_free_map;
 	}
-	err = rhashtable_init(&map->ht, &nf_ila_map_params);
-	if (err)
+	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
+	if (!tbl) {
+		err = -ENOMEM;
 		goto err_free_stats;
-	nla_strscpy(map->name, name_attr, sizeof(map->name));
-	map->max_entries = ILA_MAP_DEFAULT_MAX_ENTRIES;
+	}
+	err = rhashtable_init(&tbl->ht, &nf_ila_map_params);
+	if (err) {
+		kfree(tbl);
+		goto err_free_stats;
+	}
+	tbl->max_entries = ILA_MAP_DEFAULT_MAX_ENTRIES;
 	if (info->attrs[ILA_MAP_A_MAX_ENTRIES])
-		map->max_entries = nla_get_u32(info->attrs[ILA_MAP_A_MAX_ENTRIES]);
+		tbl->max_entries = nla_get_u32(info->attrs[ILA_MAP_A_MAX_ENTRIES]);
+	RCU_INIT_POINTER(map->tbl, tbl);
+	nla_strscpy(map->name, name_attr, sizeof(map->name));
 	refcount_set(&map->refcnt, 1);
 
 	mutex_lock(&mn->lock);
@@ -365,7 +404,8 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 
 err_unlock:
 	mutex_unlock(&mn->lock);
-	rhashtable_destroy(&map->ht);
+	rhashtable_destroy(&tbl->ht);
+	kfree(tbl);
 err_free_stats:
 	free_percpu(map->stats);
 err_free_map:
@@ -442,18 +482,19 @@ static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb
 /* Deletes every entry; readers see each entry until it is unlinked. */
 static void nf_ila_map_flush_locked(struct nf_ila_map *map)
 {
+	struct rhashtable *ht = nf_ila_map_ht(map);
 	struct rhashtable_iter iter;
 	struct nf_ila_map_entry *e;
 	unsigned int n;
 
-	while (atomic_read(&map->ht.nelems)) {
-		rhashtable_walk_enter(&map->ht, &iter);
+	while (atomic_read(&ht->nelems)) {
+		rhashtable_walk_enter(ht, &iter);
 		rhashtable_walk_start(&iter);
 		n = 0;
 		while ((e = rhashtable_walk_next(&iter)) != NULL) {
 			if (IS_ERR(e))
 				continue;	/* resized: rewound */
-			if (rhashtable_remove_fast(&map->ht, &e->node,
+			if (rhashtable_remove_fast(ht, &e->node,
 						   nf_ila_map_params))
 				continue;
 			call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
@@ -466,6 +507,52 @@ static void nf_ila_map_flush_locked(struct nf_ila_map *map)
 		rhashtable_walk_stop(&iter);
 		rhashtable_walk_exit(&iter);
 	}
+}
+
+/*
+ * SWAP NAME NAME2: exchange the contents (entries, max-entries) of two maps
+ * with one pointer store each. A packet looks the table up once: it sees
+ * the old contents or the new ones, never an empty map, so a map can be
+ * reloaded under traffic (fill a scratch map, swap, destroy the scratch).
+ * The counters stay with the names. Refused while an entry dump walks one
+ * of them.
+ */
+static int nf_ila_map_cmd_swap(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_map_tbl *ta, *tb;
+	struct nf_ila_map *a, *b;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_NAME2))
+		return -EINVAL;
+	mutex_lock(&mn->lock);
+	a = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(a)) {
+		err = PTR_ERR(a);
+		goto out;
+	}
+	b = nf_ila_map_find(mn, nla_data(info->attrs[ILA_MAP_A_NAME2]));
+	if (!b) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME2],
+				    "no such map");
+		err = -ENOENT;
+		goto out;
+	}
+	if (a == b)
+		goto out;
+	if (atomic_read(&a->dumps) || atomic_read(&b->dumps)) {
+		NL_SET_ERR_MSG(info->extack, "a dump of one of the maps is in progress");
+		err = -EBUSY;
+		goto out;
+	}
+	ta = nf_ila_map_tbl(a);
+	tb = nf_ila_map_tbl(b);
+	rcu_assign_pointer(a->tbl, tb);
+	rcu_assign_pointer(b->tbl, ta);
+out:
+	mutex_unlock(&mn->lock);
+	return err;
 }
 
 static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
@@ -514,13 +601,13 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	if (replace) {
-		old = rhashtable_lookup_fast(&map->ht, &e->ident,
+		old = rhashtable_lookup_fast(nf_ila_map_ht(map), &e->ident,
 					     nf_ila_map_params);
 		if (old) {
 			/* without CSUM_MODE, replace keeps the entry's mode */
 			if (!info->attrs[ILA_MAP_A_CSUM_MODE])
 				e->csum_mode = old->csum_mode;
-			err = rhashtable_replace_fast(&map->ht, &old->node,
+			err = rhashtable_replace_fast(nf_ila_map_ht(map), &old->node,
 						      &e->node,
 						      nf_ila_map_params);
 			if (!err) {
@@ -530,13 +617,14 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 			goto out_unlock;
 		}
 	}
-	if (atomic_read(&map->ht.nelems) >= map->max_entries) {
+	if (atomic_read(&nf_ila_map_ht(map)->nelems) >=
+	    nf_ila_map_tbl(map)->max_entries) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME],
 				    "map is full (max-entries)");
 		err = -ENOSPC;
 		goto out_unlock;
 	}
-	err = rhashtable_lookup_insert_fast(&map->ht, &e->node,
+	err = rhashtable_lookup_insert_fast(nf_ila_map_ht(map), &e->node,
 					    nf_ila_map_params);
 	if (!err)
 		e = NULL;
@@ -565,7 +653,7 @@ nf_ila_map_entry_from_info(struct nf_ila_map_net *mn, struct genl_info *info,
 	if (IS_ERR(map))
 		return ERR_CAST(map);
 	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
-	e = rhashtable_lookup_fast(&map->ht, &ident, nf_ila_map_params);
+	e = rhashtable_lookup_fast(nf_ila_map_ht(map), &ident, nf_ila_map_params);
 	if (!e) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
 				    "identifier not in map");
@@ -585,7 +673,8 @@ static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&mn->lock);
 	e = nf_ila_map_entry_from_info(mn, info, &map);
 	err = IS_ERR(e) ? PTR_ERR(e) :
-	      rhashtable_remove_fast(&map->ht, &e->node, nf_ila_map_params);
+	      rhashtable_remove_fast(nf_ila_map_ht(map), &e->node,
+				     nf_ila_map_params);
 	if (!err)
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
 	mutex_unlock(&mn->lock);
@@ -629,15 +718,17 @@ static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
 		return -ENOMEM;
 	mutex_lock(&mn->lock);
 	map = nf_ila_map_from_attrs(mn, nfilr_genl_dump_attrs(cb), cb->extack);
-	if (!IS_ERR(map))
+	if (!IS_ERR(map)) {
 		refcount_inc(&map->refcnt);
+		atomic_inc(&map->dumps);	/* no swap while we walk tbl */
+		rhashtable_walk_enter(nf_ila_map_ht(map), &d->iter);
+	}
 	mutex_unlock(&mn->lock);
 	if (IS_ERR(map)) {
 		kfree(d);
 		return PTR_ERR(map);
 	}
 	d->map = map;
-	rhashtable_walk_enter(&map->ht, &d->iter);
 	cb->args[0] = (long)d;
 	cb->seq = 1;	/* bumped when a resize rewinds the walk */
 	return 0;
@@ -649,6 +740,7 @@ static int nf_ila_map_dump_entries_done(struct netlink_callback *cb)
 
 	if (d) {
 		rhashtable_walk_exit(&d->iter);
+		atomic_dec(&d->map->dumps);
 		nf_ila_map_release(d->map);
 		kfree(d);
 	}
@@ -709,6 +801,11 @@ static const struct genl_ops nf_ila_map_ops[] = {
 	{
 		.cmd	= ILA_MAP_CMD_FLUSH,
 		.doit	= nf_ila_map_cmd_flush,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_SWAP,
+		.doit	= nf_ila_map_cmd_swap,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{

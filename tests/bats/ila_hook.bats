@@ -276,3 +276,41 @@ hook_flush() {
 	hook_flush
 	hctl "$router" map destroy hosts
 }
+
+@test "map swap: 101 swaps under a steady stream with miss drop lose nothing; the contents really change" {
+	ila_topo
+	ip -n "$router" -6 route add 3333:0:0:2::/64 via fd00:2::2
+	hctl "$router" map create live
+	hctl "$router" map add live 0:0:0:5 3333:0:0:1
+	hctl "$router" map create next max-entries 1000
+	hctl "$router" map add next 0:0:0:5 3333:0:0:2
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map live miss drop
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in1 prerouting src-pfx 3333:0:0:1::/64 dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in2 prerouting src-pfx 3333:0:0:2::/64 dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	in_ns "$client" ping -6 -c 1 -W 5 "$ILA_SIR_HOST" >/dev/null
+	# a steady stream while the maps are swapped 101 times
+	in_ns "$client" ping -6 -q -i 0.01 -c 1500 -W 5 "$ILA_SIR_HOST" >"$BATS_TEST_TMPDIR/ping" 2>&1 &
+	local p=$! i
+	for ((i = 0; i < 101; i++)); do
+		hctl "$router" map swap live next
+	done
+	wait "$p"
+	cat "$BATS_TEST_TMPDIR/ping"
+	grep -q ' 0% packet loss' "$BATS_TEST_TMPDIR/ping"
+	[ "$(hook_field "$router" m misses)" -eq 0 ]
+	[ "$(hook_field "$router" m drops)" -eq 0 ]
+	# both contents served traffic, and after an odd number of swaps "live"
+	# holds what "next" had (entries and max-entries)
+	[ "$(hook_field "$server" in1 packets)" -gt 0 ]
+	[ "$(hook_field "$server" in2 packets)" -gt 0 ]
+	[ "$(hctl "$router" map get live 0:0:0:5)" = "0:0:0:5 3333:0:0:2 csum-mode adjust-transport" ]
+	[ "$(hctl "$router" -j map stats live | jq .max_entries)" -eq 1000 ]
+	run hctl "$router" map swap live nosuch
+	[ "$status" -eq 1 ]
+	[[ $output == *"no such map"* ]]
+	hook_flush
+	hctl "$router" map destroy live
+	hctl "$router" map destroy next
+}

@@ -145,7 +145,7 @@ TEST(IlactlBatch, ReadCommandsRefused)
 	std::size_t line = 0;
 	std::string e = batch_error("map create m\nmap show m\n", &line);
 	EXPECT_EQ(line, 2U);
-	EXPECT_NE(e.find("only create, destroy, add, replace, del and flush"), std::string::npos) << e;
+	EXPECT_NE(e.find("only create, destroy, add, replace, del, flush and swap"), std::string::npos) << e;
 	EXPECT_NE(batch_error("map list\n"), "");
 }
 

@@ -28,7 +28,7 @@ void for_each_batch_command(std::string_view text,
 		if (!cmd.is_write())
 			throw BatchError(lineno, "\"" + describe(cmd) +
 							 "\": only create, destroy, add, replace, "
-							 "del and flush are allowed in a batch");
+							 "del, flush and swap are allowed in a batch");
 		fn(lineno, cmd);
 	}
 }

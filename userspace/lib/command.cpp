@@ -26,6 +26,7 @@ constexpr Verb kVerbs[] = {
 	{"show", Op::Show, "NAME"},
 	{"flush", Op::Flush, "NAME"},
 	{"stats", Op::Stats, "NAME"},
+	{"swap", Op::Swap, "NAME NAME2"},
 };
 
 const Verb &verb_of(Op op)
@@ -62,6 +63,7 @@ bool Command::is_write() const
 	case Op::Replace:
 	case Op::Del:
 	case Op::Flush:
+	case Op::Swap:
 		return true;
 	default:
 		return false;
@@ -95,7 +97,7 @@ Command parse_command(const std::vector<std::string_view> &words)
 		i++;
 	if (i >= words.size())
 		throw UsageError("missing command (create, destroy, list, add, replace, del, "
-				 "get, show, flush, stats)");
+				 "get, show, flush, stats, swap)");
 	const Verb *verb = nullptr;
 	for (const auto &v : kVerbs)
 		if (v.name == words[i])
@@ -119,6 +121,14 @@ Command parse_command(const std::vector<std::string_view> &words)
 		cmd.map = std::string(name);
 	}
 	switch (cmd.op) {
+	case Op::Swap: {
+		std::string_view name = need("second map name");
+		if (!valid_map_name(name))
+			usage(*verb, "bad map name \"" + std::string(name) +
+					     "\": use 1-31 characters of A-Z a-z 0-9 _ . -");
+		cmd.map2 = std::string(name);
+		break;
+	}
 	case Op::Add:
 	case Op::Replace:
 		cmd.ident = half_arg(*verb, need("identifier"), Half::Identifier);
@@ -168,6 +178,9 @@ std::string describe(const Command &cmd)
 	case Op::Del:
 	case Op::Get:
 		s += " " + format_half(cmd.ident);
+		break;
+	case Op::Swap:
+		s += " " + cmd.map2;
 		break;
 	default:
 		break;

@@ -11,11 +11,12 @@
 
 namespace ila {
 
-enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats };
+enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats, Swap };
 
 struct Command {
 	Op op = Op::List;
 	std::string map;
+	std::string map2; // swap
 	std::uint64_t ident = 0;   // host order, first group most significant
 	std::uint64_t locator = 0; // host order
 	std::optional<std::uint8_t> csum_mode;

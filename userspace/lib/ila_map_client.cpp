@@ -118,11 +118,14 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 	case Op::Add: c = ILA_MAP_CMD_NEWENTRY; break;
 	case Op::Replace: c = ILA_MAP_CMD_NEWENTRY; break;
 	case Op::Del: c = ILA_MAP_CMD_DELENTRY; break;
+	case Op::Swap: c = ILA_MAP_CMD_SWAP; break;
 	default:
 		throw std::logic_error("not a write command: " + describe(cmd));
 	}
 	nlmsghdr *nlh = genl_.put(buf, c, flags, seq);
 	mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, cmd.map.c_str());
+	if (cmd.op == Op::Swap)
+		mnl_attr_put_strz(nlh, ILA_MAP_A_NAME2, cmd.map2.c_str());
 	if (cmd.op == Op::Create && cmd.max_entries)
 		mnl_attr_put_u32(nlh, ILA_MAP_A_MAX_ENTRIES, *cmd.max_entries);
 	if (cmd.op == Op::Add || cmd.op == Op::Replace || cmd.op == Op::Del)

@@ -16,6 +16,8 @@
  *                                                add; with REPLACE: add or replace
  *   DELENTRY NAME IDENT
  *   GETENTRY NAME IDENT | NAME + NLM_F_DUMP       IDENT LOCATOR CSUM_MODE
+ *   SWAP     NAME NAME2                           exchange the two maps' entries
+ *                                                 and max-entries atomically
  *
  * Headers are checked strictly: genlmsghdr.reserved must be 0 and
  * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_DUMP.
@@ -47,6 +49,7 @@ enum ila_map_cmd {
 	ILA_MAP_CMD_NEWENTRY,
 	ILA_MAP_CMD_DELENTRY,
 	ILA_MAP_CMD_GETENTRY,
+	ILA_MAP_CMD_SWAP,
 	__ILA_MAP_CMD_MAX,
 };
 #define ILA_MAP_CMD_MAX		(__ILA_MAP_CMD_MAX - 1)
@@ -63,6 +66,7 @@ enum ila_map_attr {
 	ILA_MAP_A_RULES,	/* u32, reply only: rules using the map */
 	ILA_MAP_A_STATS,	/* nested ILA_MAP_STATS_*, reply only */
 	ILA_MAP_A_REPLACE,	/* flag: NEWENTRY may replace an entry */
+	ILA_MAP_A_NAME2,	/* NUL string: SWAP's second map */
 	__ILA_MAP_A_MAX,
 };
 #define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)
