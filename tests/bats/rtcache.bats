@@ -251,7 +251,7 @@ rpf_drops() {
 moved_setup() {
 	ip -n "$server" -6 addr replace fd00:a::9/128 dev lo nodad
 	ip -n "$router" -6 route replace fd00:a::9/128 via fd00:4::2
-	rns "$server" nft add rule inet cnt pre iifname s1 ip6 daddr fd00:a::9 counter comment '"s1v6moved"'
+	rns "$server" nft insert rule inet cnt pre iifname s1 ip6 daddr fd00:a::9 counter comment '"s1v6moved"'
 	ip -n "$client" -6 route replace fd00:99::/64 via fd00:1::1
 }
 
