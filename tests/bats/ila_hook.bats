@@ -314,3 +314,45 @@ hook_flush() {
 	hctl "$router" map destroy live
 	hctl "$router" map destroy next
 }
+
+# rtc_hits NS : rtcache hits in NS (summed over CPUs, hex per CPU)
+rtc_hits() {
+	in_ns "$1" cat /proc/net/stat/nf_conntrack_rtcache |
+		awk 'NR > 1 { n += strtonum("0x" $2) } END { print n + 0 }'
+}
+
+# udp_flow N PORT : N datagrams of ONE connection (fixed source port)
+udp_flow() {
+	local f=$BATS_TEST_TMPDIR/flow$1
+	[ -e "$f" ] || printf '%*s' $(($1 * 32)) '' >"$f"
+	in_ns "$client" socat -b 32 -u OPEN:"$f",rdonly \
+		"UDP6-SENDTO:[$ILA_SIR_HOST]:$2,bind=[fd00:1::2]:4444,reuseaddr"
+}
+
+@test "hook + conntrack + rtcache on one router: a moved host's established flow follows at once" {
+	load_module nf_conntrack_rtcache
+	ila_topo
+	ip -n "$router" -6 route add 3333:0:0:2::/64 via fd00:2::2
+	in_ns "$router" nft add table inet ct
+	in_ns "$router" nft add chain inet ct fwd '{ type filter hook forward priority 0; }'
+	in_ns "$router" nft add rule inet ct fwd ct state new,established counter accept
+	hctl "$router" map create hosts
+	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in1 prerouting src-pfx 3333:0:0:1::/64 dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in2 prerouting src-pfx 3333:0:0:2::/64 dst-pfx "$ILA_SIR_PFX"
+	local h0
+	h0=$(rtc_hits "$router")
+	udp_flow 10 7401
+	[ "$(hook_field "$server" in1 packets)" -eq 10 ]
+	[ "$(rtc_hits "$router")" -ge $((h0 + 7)) ]	# the flow is served from the cache
+	hctl "$router" map replace hosts 0:0:0:5 3333:0:0:2
+	udp_flow 10 7401
+	# every packet after the replace went to the new locator
+	[ "$(hook_field "$server" in1 packets)" -eq 10 ]
+	[ "$(hook_field "$server" in2 packets)" -eq 10 ]
+	hook_flush
+	hctl "$router" map destroy hosts
+	unload_module nf_conntrack_rtcache
+}
