@@ -317,8 +317,12 @@ hook_flush() {
 
 # rtc_hits NS : rtcache hits in NS (summed over CPUs, hex per CPU)
 rtc_hits() {
-	in_ns "$1" cat /proc/net/stat/nf_conntrack_rtcache |
-		awk 'NR > 1 { n += strtonum("0x" $2) } END { print n + 0 }'
+	local n=0 first=1 e h rest
+	while read -r e h rest; do
+		[ "$first" = 1 ] && { first=0; continue; }
+		n=$((n + 16#$h))
+	done < <(in_ns "$1" cat /proc/net/stat/nf_conntrack_rtcache)
+	echo "$n"
 }
 
 # udp_flow N PORT : N datagrams of ONE connection (fixed source port)
