@@ -43,6 +43,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -146,8 +147,21 @@ static struct kmem_cache *rtc_cachep __read_mostly;
 
 /* Last packet given a cached route on this CPU: lets FORWARD skip the lookup. */
 static DEFINE_PER_CPU(const struct sk_buff *, rtc_hit_skb);
-/* Last packet that missed on this CPU, with its routing inputs. */
-static DEFINE_PER_CPU(struct rtc_pending, rtc_pending);
+/*
+ * Packets that missed, with their routing inputs, per CPU, in a slot chosen
+ * by the skb's address: list receive runs PRE_ROUTING for a whole batch
+ * before routing and FORWARD for each packet, so one slot would only keep
+ * the last packet of a batch. A slot is claimed (cleared) by every packet
+ * that passes PRE_ROUTING, so it never offers another packet's inputs;
+ * two packets of a batch in one slot only cost the first a later miss.
+ */
+#define RTC_PENDING_BITS	6
+static DEFINE_PER_CPU(struct rtc_pending, rtc_pending[1 << RTC_PENDING_BITS]);
+
+static struct rtc_pending *rtc_pending_slot(const struct sk_buff *skb)
+{
+	return this_cpu_ptr(&rtc_pending[hash_ptr(skb, RTC_PENDING_BITS)]);
+}
 
 static const struct rhashtable_params rtc_params = {
 	.head_offset		= offsetof(struct rtc_entry, node),
@@ -347,7 +361,7 @@ static struct nf_conn *rtc_skb_ct(const struct sk_buff *skb,
 static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
-	struct rtc_pending *p = this_cpu_ptr(&rtc_pending);
+	struct rtc_pending *p = rtc_pending_slot(skb);
 	struct rtc_net *rn;
 	enum ip_conntrack_dir dir;
 	enum rtc_result res;
@@ -487,7 +501,7 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
 				const struct nf_hook_state *state)
 {
-	struct rtc_pending *p = this_cpu_ptr(&rtc_pending);
+	struct rtc_pending *p = rtc_pending_slot(skb);
 	struct dst_entry *dst = skb_dst(skb);
 	enum ip_conntrack_dir dir;
 	struct rtc_dir fresh = {};
