@@ -284,14 +284,9 @@ move_nft() {
 	rns "$router" nft flush chain ip6 rw pre
 	rns "$router" nft add rule ip6 rw pre ip6 daddr fd00:99::9 ip6 daddr set fd00:a::9
 }
-move_dnpt() {
-	rns "$router" ip6tables -t mangle -R PREROUTING 1 -d fd00:99::/64 -j DNPT \
-		--src-pfx fd00:99::/64 --dst-pfx fd00:a::/64
-}
 
-@test "the route follows a PREROUTING rewrite that changed mid-flow (ILA map replace, ILA/DNPT rule, nft payload)" {
+@test "the route follows a PREROUTING rewrite that changed mid-flow (ILA map replace, ILA rule, nft payload)" {
 	load_module xt_ILA
-	modprobe ip6t_NPT
 	moved_setup
 	XT_USED=ip6tables
 	# -j ILA --map, then ilactl map replace
@@ -304,11 +299,6 @@ move_dnpt() {
 	# a static -j ILA rule, replaced
 	rns "$router" ip6tables -t mangle -A PREROUTING -j ILA --src-pfx fd00:99::/64 --dst-pfx fd00:9::/64
 	moved_check move_ila_rule 4101
-	rns "$router" ip6tables -t mangle -F
-	# stock DNPT, replaced
-	rns "$router" ip6tables -t mangle -A PREROUTING -d fd00:99::/64 -j DNPT \
-		--src-pfx fd00:99::/64 --dst-pfx fd00:9::/64
-	moved_check move_dnpt 4102
 	rns "$router" ip6tables -t mangle -F
 	# an nft payload rewrite, replaced
 	rns "$router" nft -f - <<-'EOF'
