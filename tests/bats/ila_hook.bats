@@ -22,6 +22,7 @@ setup_file() {
 teardown_file() {
 	unload_module nf_ila_hook
 	unload_module nf_ila_map
+	unload_module nf_conntrack_rtcache	# the last test's
 }
 
 teardown() {
@@ -230,7 +231,8 @@ hook_flush() {
 			i % 3 == 1 ? " csum-mode neutral-map-auto" : "" }' >"$f/1m"
 	hctl "$router" map create hosts max-entries 2000000
 	hctl "$router" -b "$f/1m"
-	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
+	# neutral-map: the router sets the C-bit, the server's ILA->SIR undoes it
+	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1 csum-mode neutral-map
 	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
 	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" priority 310
 	hctl "$server" hook add in prerouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" csum-mode neutral-map direction ila2sir
@@ -337,9 +339,9 @@ udp_flow() {
 	load_module nf_conntrack_rtcache
 	ila_topo
 	ip -n "$router" -6 route add 3333:0:0:2::/64 via fd00:2::2
-	in_ns "$router" nft add table inet ct
-	in_ns "$router" nft add chain inet ct fwd '{ type filter hook forward priority 0; }'
-	in_ns "$router" nft add rule inet ct fwd ct state new,established counter accept
+	in_ns "$router" nft add table inet fw
+	in_ns "$router" nft add chain inet fw fwd '{ type filter hook forward priority 0; }'
+	in_ns "$router" nft add rule inet fw fwd ct state new,established counter accept
 	hctl "$router" map create hosts
 	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
 	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
