@@ -339,9 +339,14 @@ udp_flow() {
 	load_module nf_conntrack_rtcache
 	ila_topo
 	ip -n "$router" -6 route add 3333:0:0:2::/64 via fd00:2::2
-	in_ns "$router" nft add table inet fw
-	in_ns "$router" nft add chain inet fw fwd '{ type filter hook forward priority 0; }'
-	in_ns "$router" nft add rule inet fw fwd ct state new,established counter accept
+	in_ns "$router" nft -f - <<-'EOF'
+	table inet fw {
+		chain forward {
+			type filter hook forward priority 0; policy accept;
+			ct state new,established counter accept
+		}
+	}
+	EOF
 	hctl "$router" map create hosts
 	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
 	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop
