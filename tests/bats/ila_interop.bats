@@ -261,10 +261,19 @@ wire_pair() {
 	local c1=$CAP_PID
 	ila_capture_start "$router" r1 "$d/r" udp src port "$port"
 	local c2=$CAP_PID
-	echo hello | in_ns "$client" timeout 10 socat -T 3 - "UDP6:[$dst]:$port" >"$d/echo"
+	# After stdin's EOF socat waits -t (0.5 s by default) for the answer;
+	# under TCG with slub_debug the server's fork+exec of cat alone can
+	# take longer. Wait for the echo itself instead.
+	echo hello | in_ns "$client" timeout 60 socat -t 60 - "UDP6:[$dst]:$port" >"$d/echo" &
+	local cl=$!
+	wait_until 50 grep -qx hello "$d/echo" || true
+	pkill -f "socat -t 60 - UDP6:.*:$port\$" 2>/dev/null || true
+	wait "$cl" 2>/dev/null || true
 	wait "$c1" "$c2"
 	kill "$srv" 2>/dev/null || true
-	grep -qx hello "$d/echo"
+	# (runs in $(...), where errexit does not reach: fail explicitly)
+	grep -qx hello "$d/echo" || { echo "wire_pair: no echo from $dst port $port" >&2; return 1; }
+	[ -s "$d/q" ] && [ -s "$d/r" ] || { echo "wire_pair: a capture is empty" >&2; return 1; }
 	echo "$(ila_pcap_addr "$d/q" dst) $(ila_pcap_addr "$d/r" src)"
 }
 
@@ -284,10 +293,10 @@ wire_pair() {
 			# to the server and what the server answers with must be equal
 			npt_rules router "$len"
 			port=$((port + 1))
-			a=$(wire_pair "$host" "$port")
+			a=$(wire_pair "$host" "$port") || false
 			npt_rules server "$len"
 			port=$((port + 1))
-			b=$(wire_pair "$host" "$port")
+			b=$(wire_pair "$host" "$port") || false
 			echo "# /$len $host: stock router $a, ours router $b" >&3
 			[ "$a" = "$b" ]
 			[[ $a != "$(ila_expand "$host") "* ]]	# translated on the wire

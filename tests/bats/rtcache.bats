@@ -347,6 +347,40 @@ move_nft() {
 	expect "entries after" "$(rtc_stat entries)" -eq 1
 }
 
+# many_flows N : N two-datagram UDP flows per family from the client to the
+# server (the second packet is the one cached), each from a new ephemeral
+# port (bash's /dev/udp: one process for all).
+many_flows() {
+	rns "$client" bash -c "for ((i = 0; i < $1; i++)); do
+		for d in 10.0.9.9 fd00:9::9; do
+			exec 5>/dev/udp/\$d/5000; echo x >&5; echo x >&5; exec 5>&-
+		done
+	done"
+}
+
+@test "many flows, conntrack -F, nf_conntrack slab shrunk, flows again: no stale connection read (slub_debug, KFENCE)" {
+	# The reclaim path must find out that a connection is gone by looking
+	# it up, never by reading the nf_conn it saw last: after the flush the
+	# objects are freed, and shrinking the slab hands their pages back
+	# (slub_debug poisons them, KFENCE guards a sample). The kernel-log
+	# gate of the suite fails on any report.
+	local n=150 c round
+	[ -e /sys/kernel/slab/nf_conntrack/shrink ]
+	for round in 1 2; do
+		many_flows $n
+		expect "entries (round $round)" "$(rtc_stat entries)" -eq $((2 * n))
+		rns "$router" conntrack -F 2>/dev/null
+		rwait 10 stat_is entries 0
+		for c in /sys/kernel/slab/nf_conntrack /sys/kernel/slab/nf_conntrack_rtcache; do
+			if [ -e "$c" ]; then echo 1 >"$c/shrink"; fi
+		done
+	done
+	expect reclaimed "$(rtc_d reclaimed)" -eq $((4 * n))
+	# and the cache still works
+	udp_send 10.0.1.2 4010 10.0.9.9 5000 3
+	expect "entries after" "$(rtc_stat entries)" -eq 1
+}
+
 @test "rmmod during TCP transfers (IPv4 and IPv6): content intact, connections survive" {
 	command -v socat >/dev/null || skip "socat not installed"
 	local dir=$BATS_TEST_TMPDIR c4 c6
