@@ -250,29 +250,18 @@ npt_rules() {
 }
 
 # wire_pair DST PORT : "dst-of-request src-of-reply" between router and server
-# for a UDP exchange (socat echoes on the server).
+# for a TCP connection (its SYN and the SYN-ACK; TCP content compared).
 wire_pair() {
 	local dst=$1 port=$2 d
 	d=$(mktemp -d "$BATS_TEST_TMPDIR/pair.XXXX")
-	in_ns "$server" timeout 60 socat -T 5 "UDP6-RECVFROM:$port,reuseaddr" EXEC:cat 2>/dev/null &
-	local srv=$!
-	wait_until 30 ila_listening "$server" udp "$port"
-	ila_capture_start "$router" r1 "$d/q" udp dst port "$port"
+	ila_capture_start "$router" r1 "$d/q" tcp dst port "$port"
 	local c1=$CAP_PID
-	ila_capture_start "$router" r1 "$d/r" udp src port "$port"
+	ila_capture_start "$router" r1 "$d/r" tcp src port "$port"
 	local c2=$CAP_PID
-	# After stdin's EOF socat waits -t (0.5 s by default) for the answer;
-	# under TCG with slub_debug the server's fork+exec of cat alone can
-	# take longer. Wait for the echo itself instead.
-	echo hello | in_ns "$client" timeout 60 socat -t 60 - "UDP6:[$dst]:$port" >"$d/echo" &
-	local cl=$!
-	wait_until 50 grep -qx hello "$d/echo" || true
-	pkill -f "socat -t 60 - UDP6:.*:$port\$" 2>/dev/null || true
-	wait "$cl" 2>/dev/null || true
+	ila_tcp "$client" "$server" "$dst" "$port" 1000 >&2 ||
+		{ echo "wire_pair: TCP to $dst port $port failed" >&2; kill "$c1" "$c2" 2>/dev/null; return 1; }
 	wait "$c1" "$c2"
-	kill "$srv" 2>/dev/null || true
 	# (runs in $(...), where errexit does not reach: fail explicitly)
-	grep -qx hello "$d/echo" || { echo "wire_pair: no echo from $dst port $port" >&2; return 1; }
 	[ -s "$d/q" ] && [ -s "$d/r" ] || { echo "wire_pair: a capture is empty" >&2; return 1; }
 	echo "$(ila_pcap_addr "$d/q" dst) $(ila_pcap_addr "$d/r" src)"
 }
