@@ -364,18 +364,22 @@ many_flows() {
 	# objects are freed, and shrinking the slab hands their pages back
 	# (slub_debug poisons them, KFENCE guards a sample). The kernel-log
 	# gate of the suite fails on any report.
-	local n=150 c round
+	local n=150 c round e total=0
 	[ -e /sys/kernel/slab/nf_conntrack/shrink ]
 	for round in 1 2; do
 		many_flows $n
-		expect "entries (round $round)" "$(rtc_stat entries)" -eq $((2 * n))
+		# (an ephemeral port may come round twice: a few flows fewer)
+		e=$(rtc_stat entries)
+		expect "entries (round $round)" "$e" -ge $((2 * n * 9 / 10))
+		expect "entries <= conntracks" "$e" -le "$(rns "$router" conntrack -C)"
+		total=$((total + e))
 		rns "$router" conntrack -F 2>/dev/null
 		rwait 10 stat_is entries 0
 		for c in /sys/kernel/slab/nf_conntrack /sys/kernel/slab/nf_conntrack_rtcache; do
 			if [ -e "$c" ]; then echo 1 >"$c/shrink"; fi
 		done
 	done
-	expect reclaimed "$(rtc_d reclaimed)" -eq $((4 * n))
+	expect reclaimed "$(rtc_d reclaimed)" -eq "$total"
 	# and the cache still works
 	udp_send 10.0.1.2 4010 10.0.9.9 5000 3
 	expect "entries after" "$(rtc_stat entries)" -eq 1
