@@ -90,8 +90,15 @@ hook_flush() {
 	done
 	run in_ns "$router" nft list hooks
 	echo "$output"
-	[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_fn [nf_ila_hook]"* ]]
-	[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_fn [nf_ila_hook]"* ]]
+	if grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=' "/boot/config-$(uname -r)"; then
+		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_fn [nf_ila_hook]"* ]]
+		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_fn [nf_ila_hook]"* ]]
+	else
+		# Debian's 6.1 is built without NETFILTER_NETLINK_HOOK: nft
+		# cannot list any hook there
+		echo "# $(uname -r): no NETFILTER_NETLINK_HOOK, nft list hooks shows nothing" >&3
+		[ -z "$output" ] || [[ $output != *nf_ila_hook* ]]
+	fi
 	# list shows what each hook does
 	run hctl "$router" hook list
 	echo "$output"
