@@ -99,15 +99,13 @@ static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
 				 struct ila_xlat *mx)
 {
 	struct nf_ila_map_result res;
-	u8 loc[16] = {};
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
 	if (!nf_ila_map_lookup(h->map, ident, &res))
 		return false;
-	memcpy(loc, &res.locator, sizeof(res.locator));
-	ila_xlat_init(mx, addr, loc, ILA_MAX_PFX_LEN, res.csum_mode,
-		      h->translate, h->dir);
+	ila_xlat_init64(mx, addr, (const u8 *)&res.locator, res.csum_mode,
+			h->translate, h->dir);
 	return true;
 }
 

@@ -55,16 +55,14 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 	bool src = info->translate == XT_ILA_TRANSLATE_SRC;
 	const u8 *addr = src ? ip6h->saddr.s6_addr : ip6h->daddr.s6_addr;
 	struct nf_ila_map_result res;
-	u8 loc[16] = {};
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
 	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res))
 		return false;
-	memcpy(loc, &res.locator, sizeof(res.locator));
-	ila_xlat_init(x, addr, loc, ILA_MAX_PFX_LEN, res.csum_mode, src,
-		      info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
-						       ILA_DIR_SIR2ILA);
+	ila_xlat_init64(x, addr, (const u8 *)&res.locator, res.csum_mode, src,
+			info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
+							 ILA_DIR_SIR2ILA);
 	return true;
 }
 

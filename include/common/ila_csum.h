@@ -192,25 +192,13 @@ static inline int ila_pfx_host_bits_clear(const __u8 pfx[16], unsigned int len)
  * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
  * source, dir an ILA_DIR_* (used by neutral-map only).
  */
-static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
-				 const __u8 dst[16], unsigned int len,
-				 unsigned int mode, int translate_src,
-				 unsigned int dir)
+/* The part of ila_xlat_init() after the prefixes: d = sum(dst) - sum(src). */
+static inline void ila_xlat_finish(struct ila_xlat *x, __u16 d, unsigned int len,
+				   unsigned int mode, int translate_src,
+				   unsigned int dir)
 {
 	const __u16 cbit = ila_raw16(ILA_CBIT << 8);
-	__u8 mask[16];
-	__u16 d;
 
-	__builtin_memset(x, 0, sizeof(*x));
-	ila_pfx_mask(mask, len);
-	x->src[0] = ila_get32(src);
-	x->src[1] = ila_get32(src + 4);
-	x->dst[0] = ila_get32(dst);
-	x->dst[1] = ila_get32(dst + 4);
-	x->mask[0] = ila_get32(mask);
-	x->mask[1] = ila_get32(mask + 4);
-
-	d = ila_canon16(ila_sub16(ila_sum16(dst, 4), ila_sum16(src, 4)));
 	x->diff = d;
 	if (mode == ILA_MODE_NEUTRAL_MAP) {
 		/* setting the C-bit adds cbit to the sum, clearing removes it */
@@ -225,6 +213,47 @@ static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
 	x->word = len <= 48 ? 3 : 0;
 	x->aoff = translate_src ? ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF;
 	x->qoff = translate_src ? ILA_IP6_DADDR_OFF : ILA_IP6_SADDR_OFF;
+	x->pad = 0;
+}
+
+static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
+				 const __u8 dst[16], unsigned int len,
+				 unsigned int mode, int translate_src,
+				 unsigned int dir)
+{
+	__u8 mask[16];
+
+	__builtin_memset(x, 0, sizeof(*x));
+	ila_pfx_mask(mask, len);
+	x->src[0] = ila_get32(src);
+	x->src[1] = ila_get32(src + 4);
+	x->dst[0] = ila_get32(dst);
+	x->dst[1] = ila_get32(dst + 4);
+	x->mask[0] = ila_get32(mask);
+	x->mask[1] = ila_get32(mask + 4);
+	ila_xlat_finish(x, ila_canon16(ila_sub16(ila_sum16(dst, 4),
+						 ila_sum16(src, 4))),
+			len, mode, translate_src, dir);
+}
+
+/*
+ * The same for a /64 (a map entry: the packet's own locator to the
+ * entry's), built per packet: no mask loop, the two locators as 8 bytes.
+ * Equal to ila_xlat_init(x, src, dst, 64, ...) (unit-tested).
+ */
+static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
+				   const __u8 dst[8], unsigned int mode,
+				   int translate_src, unsigned int dir)
+{
+	x->src[0] = ila_get32(src);
+	x->src[1] = ila_get32(src + 4);
+	x->dst[0] = ila_get32(dst);
+	x->dst[1] = ila_get32(dst + 4);
+	x->mask[0] = 0xffffffff;
+	x->mask[1] = 0xffffffff;
+	ila_xlat_finish(x, ila_canon16(ila_sub16(ila_sum16(dst, 4),
+						 ila_sum16(src, 4))),
+			ILA_MAX_PFX_LEN, mode, translate_src, dir);
 }
 
 /* 1 if the mode keeps the address sum (no transport checksum changes). */

@@ -492,6 +492,22 @@ TEST(IlaRoundTrip, WhatIsRefused)
 	EXPECT_TRUE(ila_can_xlat(&x, ones.data()));
 }
 
+// The per-packet /64 builder of the map paths equals the general one.
+TEST(IlaPrefix, Init64EqualsInitWithLength64)
+{
+	Gen g(70);
+	for (int i = 0; i < kRounds; i++) {
+		Rule r = g.rule(64);
+		unsigned int mode = g.below(ILA_MODE_COUNT), dir = g.below(2);
+		bool src = g.below(2);
+		ila_xlat a, b;
+		std::memset(&b, 0xa5, sizeof(b));	// init64 must set every byte
+		ila_xlat_init(&a, r.src.data(), r.dst.data(), 64, mode, src, dir);
+		ila_xlat_init64(&b, r.src.data(), r.dst.data(), mode, src, dir);
+		ASSERT_EQ(std::memcmp(&a, &b, sizeof(a)), 0) << "mode " << mode;
+	}
+}
+
 // The example of the man page (xtables/libxt_ILA.man) and tests/bats/ila.bats.
 TEST(IlaRoundTrip, ManPageExample)
 {
