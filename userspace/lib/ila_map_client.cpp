@@ -299,7 +299,7 @@ bool BatchSender::flush()
 		}
 		int len = int(n);
 		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
-		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+		     nlmsg_fits(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_pid != client_.socket().portid())
 				continue;
 			std::uint32_t seq = nlh->nlmsg_seq;
