@@ -69,7 +69,7 @@ UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 
 PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
-        install install-modules install-userspace uninstall clean distclean help
+        install install-modules install-userspace uninstall clean distclean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(if $(KERNELS),modules) userspace
@@ -179,6 +179,21 @@ unit: $(UNIT_BIN)
 # make check [SUITE=ila] [FILTER=regex] [KERNELS=...]
 check: all $(UNIT_BIN)
 	$(Q)$(TOP)/tests/run-check --kernels "$(KERNELS)" $(if $(SUITE),--suite '$(SUITE)') $(if $(FILTER),--filter '$(FILTER)')
+
+# make fuzz [FUZZ_SECS=60]: the netlink reply parser under libFuzzer with
+# ASan/UBSan (needs clang; the unit tests replay its seeds and mutations
+# without it).
+FUZZ_SECS ?= 60
+FUZZ_BIN  := $(TOP)/build/fuzz/reply_fuzz
+$(FUZZ_BIN): $(TOP)/tests/fuzz/reply_fuzz.cpp $(ULIB_SRC) $(wildcard $(TOP)/userspace/lib/*.h) $(KHDRS)
+	$(Q)command -v clang++ >/dev/null || { echo "make: *** make fuzz needs clang++: apt-get install clang"; exit 1; }
+	$(Q)mkdir -p $(@D) && echo "  CLANG++ reply_fuzz"
+	$(Q)clang++ $(CXXSTD) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  $(UCPPFLAGS) $(MNL_CFLAGS) -o $@ $< $(ULIB_SRC) $(MNL_LIBS)
+
+fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(TOP)/build/fuzz/corpus
+	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(TOP)/build/fuzz/corpus
 
 demo: all
 	$(Q)$(TOP)/tests/vm/run --kernel $(firstword $(KERNELS)) -- $(TOP)/tests/demo.sh

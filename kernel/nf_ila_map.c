@@ -50,6 +50,12 @@ struct nf_ila_map_entry {
 	__be64			ident;
 	__be64			locator;
 	u8			csum_mode;
+	/*
+	 * Packets that hit the entry. One shared counter (a per-CPU one per
+	 * entry would cost more memory than the entry): exact, and cheap while
+	 * an identifier's packets come in on one CPU, as RSS keeps a flow.
+	 */
+	atomic64_t		hits;
 	struct rcu_head		rcu;
 };
 
@@ -201,7 +207,7 @@ EXPORT_SYMBOL_GPL(nf_ila_map_put);
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		       struct nf_ila_map_result *res)
 {
-	const struct nf_ila_map_entry *e;
+	struct nf_ila_map_entry *e;
 
 	e = rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
 			      nf_ila_map_params);
@@ -210,6 +216,7 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		return false;
 	}
 	this_cpu_inc(map->stats->hits);
+	atomic64_inc(&e->hits);
 	res->locator = e->locator;
 	res->csum_mode = e->csum_mode;
 	return true;
@@ -237,6 +244,7 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 	[ILA_MAP_A_REPLACE]	= { .type = NLA_FLAG },
 	[ILA_MAP_A_NAME2]	= { .type = NLA_NUL_STRING,
 				    .len = ILA_MAP_NAMSIZ - 1 },
+	[ILA_MAP_A_HITS]	= { .type = NLA_REJECT },
 };
 
 static bool nf_ila_map_name_ok(const char *name)
@@ -335,7 +343,9 @@ static int nf_ila_map_fill_entry(struct sk_buff *skb, u32 portid, u32 seq,
 			      ILA_MAP_A_PAD) ||
 	    nla_put_u64_64bit(skb, ILA_MAP_A_LOCATOR, (__force u64)e->locator,
 			      ILA_MAP_A_PAD) ||
-	    nla_put_u8(skb, ILA_MAP_A_CSUM_MODE, e->csum_mode)) {
+	    nla_put_u8(skb, ILA_MAP_A_CSUM_MODE, e->csum_mode) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_A_HITS, atomic64_read(&e->hits),
+			      ILA_MAP_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -571,6 +581,50 @@ static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * RESET_COUNTERS NAME: the map's lookup counters and every entry's hits
+ * to zero. Packets counted while it runs may survive the reset.
+ */
+static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
+					 struct genl_info *info)
+{
+	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct rhashtable_iter iter;
+	struct nf_ila_map_entry *e;
+	struct nf_ila_map *map;
+	unsigned int n = 0;
+	int cpu;
+
+	mutex_lock(&mn->lock);
+	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	if (IS_ERR(map)) {
+		mutex_unlock(&mn->lock);
+		return PTR_ERR(map);
+	}
+	for_each_possible_cpu(cpu) {
+		struct nf_ila_map_pcpu *st = per_cpu_ptr(map->stats, cpu);
+
+		WRITE_ONCE(st->hits, 0);
+		WRITE_ONCE(st->misses, 0);
+	}
+	rhashtable_walk_enter(nf_ila_map_ht(map), &iter);
+	rhashtable_walk_start(&iter);
+	while ((e = rhashtable_walk_next(&iter)) != NULL) {
+		if (IS_ERR(e))
+			continue;	/* resized: rewound, visits again */
+		atomic64_set(&e->hits, 0);
+		if (++n % 1024 == 0) {
+			rhashtable_walk_stop(&iter);
+			cond_resched();
+			rhashtable_walk_start(&iter);
+		}
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	mutex_unlock(&mn->lock);
+	return 0;
+}
+
 /* ---- entry commands ------------------------------------------------------ */
 
 static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
@@ -607,6 +661,8 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 			/* without CSUM_MODE, replace keeps the entry's mode */
 			if (!info->attrs[ILA_MAP_A_CSUM_MODE])
 				e->csum_mode = old->csum_mode;
+			/* the counter belongs to the identifier */
+			atomic64_set(&e->hits, atomic64_read(&old->hits));
 			err = rhashtable_replace_fast(nf_ila_map_ht(map), &old->node,
 						      &e->node,
 						      nf_ila_map_params);
@@ -806,6 +862,11 @@ static const struct genl_ops nf_ila_map_ops[] = {
 	{
 		.cmd	= ILA_MAP_CMD_SWAP,
 		.doit	= nf_ila_map_cmd_swap,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= ILA_MAP_CMD_RESET_COUNTERS,
+		.doit	= nf_ila_map_cmd_reset_counters,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{

@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 			while (!done) {
 				int len = int(client.socket().recv(rx.data(), rx.size(), c.name));
 				for (auto *r = reinterpret_cast<const nlmsghdr *>(rx.data());
-				     mnl_nlmsg_ok(r, len); r = mnl_nlmsg_next(r, &len)) {
+				     ila::nlmsg_fits(r, len); r = mnl_nlmsg_next(r, &len)) {
 					if (r->nlmsg_seq == nlh->nlmsg_seq && r->nlmsg_type == NLMSG_ERROR) {
 						ack = ila::parse_ack(r);
 						done = true;

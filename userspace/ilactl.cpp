@@ -28,6 +28,7 @@
 #endif
 
 #include "batch.h"
+#include "json.h"
 #include "command.h"
 #include "ila_hook_client.h"
 #include "ila_map_client.h"
@@ -37,10 +38,17 @@ namespace {
 
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
+// Version of the JSON output's shape (ilactl(8), JSON OUTPUT): raised when a
+// key changes meaning or goes away; new keys may appear within a version.
+constexpr int kJsonSchema = 1;
+
+struct Output {
+	bool json = false, pretty = false, stats = false;
+};
 
 const char kUsage[] =
-	"Usage: ilactl [-j] map|hook COMMAND ...\n"
-	"       ilactl [-v] -b FILE|-\n"
+	"Usage: ilactl [-j [-p]] [-s] [-n NETNS] map|hook COMMAND ...\n"
+	"       ilactl [-v] [-f] [-n NETNS] -b FILE|-\n"
 	"\n"
 	"Commands (the maps of the current network namespace):\n"
 	"  map create NAME [max-entries N]   new empty map (default max-entries 16777216)\n"
@@ -56,6 +64,7 @@ const char kUsage[] =
 	"  map flush NAME                    remove every entry\n"
 	"  map stats NAME                    entries, lookups, hits, misses, rules\n"
 	"  map swap NAME NAME2               exchange the entries of two maps atomically\n"
+	"  map reset-counters NAME           lookups, hits, misses and per-entry hits to 0\n"
 	"  hook add NAME HOOK [translate T] src-pfx P/L dst-pfx Q/L [csum-mode MODE] [direction D] [priority N]\n"
 	"                                    translate in a netfilter hook of its own\n"
 	"  hook add NAME HOOK [translate T] src-pfx P/L map MAP [miss M] [direction D] [priority N]\n"
@@ -80,9 +89,13 @@ const char kUsage[] =
 	"(as -j ILA --csum-mode; adj-transport and no-action as in ip-route(8)).\n"
 	"\n"
 	"Options:\n"
-	"  -j, --json         JSON output for list, get, show, stats\n"
+	"  -j, --json         JSON output for list, get, show, stats, hook list\n"
+	"  -p, --pretty       indented JSON (implies -j)\n"
+	"  -s, --stats        map show/get: each entry's hits too\n"
 	"  -b, --batch FILE   run the commands in FILE (- = stdin), one per line, in\n"
-	"                     large netlink batches; create destroy add replace del flush swap\n"
+	"                     large netlink batches; create destroy add replace del flush\n"
+	"                     swap reset-counters, hook add, hook del\n"
+	"  -f, --force        with -b: go on after failing lines (as ip -force -batch)\n"
 	"  -v, --verbose      with -b: report the number of commands and the rate\n"
 	"  -h, --help         this text\n"
 	"  -V, --version      version\n"
@@ -95,27 +108,9 @@ void usage_error(const std::string &msg)
 	std::cerr << "ilactl: " << msg << "\nTry 'ilactl --help' for more information.\n";
 }
 
-std::string json_str(const std::string &s)
-{
-	std::string out = "\"";
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out += '\\';
-			out += char(c);
-		} else if (c < 0x20) {
-			char b[8];
-			std::snprintf(b, sizeof(b), "\\u%04x", c);
-			out += b;
-		} else {
-			out += char(c);
-		}
-	}
-	return out + "\"";
-}
-
 std::string map_json(const ila::MapInfo &m)
 {
-	return "{\"name\":" + json_str(m.name) + ",\"entries\":" + std::to_string(m.entries) +
+	return "{\"name\":" + ila::json_str(m.name) + ",\"entries\":" + std::to_string(m.entries) +
 	       ",\"max_entries\":" + std::to_string(m.max_entries) +
 	       ",\"rules\":" + std::to_string(m.rules) + ",\"lookups\":" + std::to_string(m.lookups) +
 	       ",\"hits\":" + std::to_string(m.hits) + ",\"misses\":" + std::to_string(m.misses) + "}";
@@ -133,14 +128,17 @@ std::string entry_json(const ila::Entry &e)
 {
 	return "{\"identifier\":\"" + ila::format_half(e.ident) + "\",\"locator\":\"" +
 	       ila::format_half(e.locator) + "\",\"csum_mode\":\"" +
-	       std::string(ila::csum_mode_name(e.csum_mode)) + "\"}";
+	       std::string(ila::csum_mode_name(e.csum_mode)) + "\",\"hits\":" +
+	       std::to_string(e.hits) + "}";
 }
 
-// Same words as "map add NAME" takes, so "show" output can be fed back.
-std::string entry_text(const ila::Entry &e)
+// Same words as "map add NAME" takes, so "show" output can be fed back
+// (with -s, "hits N" follows).
+std::string entry_text(const ila::Entry &e, bool stats = false)
 {
 	return ila::format_half(e.ident) + " " + ila::format_half(e.locator) + " csum-mode " +
-	       std::string(ila::csum_mode_name(e.csum_mode));
+	       std::string(ila::csum_mode_name(e.csum_mode)) +
+	       (stats ? " hits " + std::to_string(e.hits) : "");
 }
 
 // Writes all of TEXT to stdout and flushes it: 0, or kExitFail with a
@@ -181,8 +179,9 @@ bool read_input(const std::string &file, std::string &text)
 	return ok;
 }
 
-int run_command(const ila::Command &cmd, bool json)
+int run_command(const ila::Command &cmd, const Output &o)
 {
+	const bool json = o.json;
 	ila::IlaMapClient client;
 	std::string out;
 
@@ -207,29 +206,30 @@ int run_command(const ila::Command &cmd, bool json)
 	}
 	case ila::Op::Get: {
 		auto e = client.get(cmd.map, cmd.ident);
-		out = (json ? entry_json(e) : entry_text(e)) + "\n";
+		out = (json ? entry_json(e) : entry_text(e, o.stats)) + "\n";
 		break;
 	}
 	case ila::Op::Show: {
 		auto entries = client.show(cmd.map);
 		out.reserve(entries.size() * 80 + 8);
+		// JSON: {"name": MAP, "entries": [...]}, one entry a line
 		if (json)
-			out += "[\n";
+			out += "{\"name\":" + ila::json_str(cmd.map) + ",\"entries\":[\n";
 		for (std::size_t i = 0; i < entries.size(); i++) {
 			if (json)
 				out += entry_json(entries[i]) + (i + 1 < entries.size() ? ",\n" : "\n");
 			else
-				out += entry_text(entries[i]) + "\n";
+				out += entry_text(entries[i], o.stats) + "\n";
 		}
 		if (json)
-			out += "]\n";
+			out += "]}\n";
 		break;
 	}
 	default:
 		client.execute(cmd);
 		break;
 	}
-	return write_stdout(out);
+	return write_stdout(o.pretty ? ila::pretty_json(out) : out);
 }
 
 // -n NAME: run in the network namespace NAME of `ip netns` (as ip -n).
@@ -255,8 +255,9 @@ int enter_netns(const std::string &name)
 	return 0;
 }
 
-int run_hook(const std::vector<std::string_view> &words, bool json)
+int run_hook(const std::vector<std::string_view> &words, const Output &o)
 {
+	const bool json = o.json;
 	ila::HookCommand cmd;
 	try {
 		cmd = ila::parse_hook_command(words);
@@ -285,12 +286,13 @@ int run_hook(const std::vector<std::string_view> &words, bool json)
 		break;
 	}
 	}
-	return write_stdout(out);
+	return write_stdout(o.pretty ? ila::pretty_json(out) : out);
 }
 
 // Map commands of TEXT in large batches. EXIST (restore -exist): a map
 // that exists is not created again, add replaces.
-int run_batch_text(const std::string &text, const std::string &src, bool verbose, bool exist)
+int run_batch_text(const std::string &text, const std::string &src, bool verbose, bool exist,
+		   bool force = false)
 {
 	// Check every line before changing anything.
 	std::size_t count = 0;
@@ -309,7 +311,7 @@ int run_batch_text(const std::string &text, const std::string &src, bool verbose
 	if (exist)
 		for (const auto &m : client.list())
 			existing.push_back(m.name);
-	ila::BatchSender sender(client);
+	ila::BatchSender sender(client, 128 * 1024, force);
 	ila::for_each_batch_command(text, [&](std::size_t line, const ila::Command &c) {
 		ila::Command cmd = c;
 		if (exist && cmd.op == ila::Op::Create &&
@@ -326,11 +328,13 @@ int run_batch_text(const std::string &text, const std::string &src, bool verbose
 		std::cerr << "ilactl: " << src << ":" << f.line << ": " << f.command << ": "
 			  << std::strerror(f.error);
 		if (!f.kernel_message.empty())
-			std::cerr << " (kernel: " << f.kernel_message << ")";
+			std::cerr << (f.error == ENOBUFS ? " (" : " (kernel: ") << f.kernel_message << ")";
 		std::cerr << "\n";
 	}
 	if (!sender.failures().empty()) {
-		std::cerr << "ilactl: " << src << ": stopped after the batch with errors; "
+		std::cerr << "ilactl: " << src << ": "
+			  << (force ? "failed lines: " + std::to_string(sender.failures().size()) + "; "
+				    : std::string("stopped after the batch with errors; "))
 			  << "commands sent: " << sender.sent() << " of " << count << "\n";
 		return kExitFail;
 	}
@@ -340,13 +344,6 @@ int run_batch_text(const std::string &text, const std::string &src, bool verbose
 	return 0;
 }
 
-int run_batch(const std::string &file, bool verbose)
-{
-	std::string text;
-	if (!read_input(file, text))
-		return kExitFail;
-	return run_batch_text(text, file == "-" ? "stdin" : file, verbose, false);
-}
 
 // ilactl save [NAME...]: every map (or the named ones) with its entries,
 // then every hook (unless maps were named), as commands restore takes.
@@ -382,29 +379,15 @@ int run_save(const std::vector<std::string_view> &words)
 	return write_stdout(out);
 }
 
-// ilactl restore [-exist] [FILE|-]: what save printed. Map commands go in
-// batches first, then the hooks (which may use the maps). -exist: maps and
-// hooks that exist are updated instead of failing (like ipset restore
-// -exist): entries are replaced, a hook with another definition is
-// replaced, an identical one is left alone.
-int run_restore(const std::vector<std::string_view> &words, bool verbose)
+// Map and hook commands of TEXT (a batch file, or what save printed). Map
+// commands go in netlink batches first, then the hook commands in order
+// (hooks may use the maps). EXIST (restore -exist): maps and hooks that
+// exist are updated instead of failing (like ipset restore -exist): entries
+// are replaced, a hook with another definition is replaced, an identical
+// one is left alone. RESTORE: only "hook add" lines.
+int run_script(const std::string &text, const std::string &src, bool verbose, bool exist,
+	       bool force, bool restore)
 {
-	bool exist = false;
-	std::string file = "-";
-	for (std::size_t i = 1; i < words.size(); i++) {
-		if (words[i] == "-exist")
-			exist = true;
-		else if (file == "-" && i + 1 == words.size())
-			file = std::string(words[i]);
-		else {
-			usage_error("restore: unexpected \"" + std::string(words[i]) +
-				    "\" (restore [-exist] [FILE|-])");
-			return kExitUsage;
-		}
-	}
-	std::string text, src = file == "-" ? "stdin" : file;
-	if (!read_input(file, text))
-		return kExitFail;
 	// split: hook lines apart, map lines keep their line numbers
 	std::string map_text;
 	std::vector<std::pair<std::size_t, ila::HookCommand>> hooks;
@@ -419,7 +402,9 @@ int run_restore(const std::vector<std::string_view> &words, bool verbose)
 		if (!w.empty() && w[0] == "hook") {
 			try {
 				auto hc = ila::parse_hook_command(w);
-				if (hc.op != ila::HookOp::Add)
+				if (hc.op == ila::HookOp::List)
+					throw ila::UsageError("hook list is not a batch command");
+				if (restore && hc.op != ila::HookOp::Add)
 					throw ila::UsageError("only hook add is restored");
 				hooks.emplace_back(lineno, hc);
 			} catch (const ila::UsageError &e) {
@@ -431,16 +416,19 @@ int run_restore(const std::vector<std::string_view> &words, bool verbose)
 			map_text += std::string(line) + "\n";
 		}
 	}
-	if (int rc = run_batch_text(map_text, src, verbose, exist))
+	int rc = run_batch_text(map_text, src, verbose, exist, force);
+	if (rc == kExitUsage || (rc && !force) || hooks.empty())
 		return rc;
-	if (hooks.empty())
-		return 0;
 	ila::IlaHookClient client;
 	std::vector<ila::Hook> have = exist ? client.list() : std::vector<ila::Hook>{};
 	for (auto &[line, hc] : hooks) {
-		auto it = std::find_if(have.begin(), have.end(),
-				       [&](const ila::Hook &h) { return h.name == hc.hook.name; });
 		try {
+			if (hc.op == ila::HookOp::Del) {
+				client.del(hc.hook.name);
+				continue;
+			}
+			auto it = std::find_if(have.begin(), have.end(),
+					       [&](const ila::Hook &h) { return h.name == hc.hook.name; });
 			if (it != have.end()) {
 				ila::Hook want = hc.hook;
 				// compare as listed: the kernel's defaults filled in
@@ -457,10 +445,42 @@ int run_restore(const std::vector<std::string_view> &words, bool verbose)
 			client.add(hc.hook);
 		} catch (const ila::NetlinkError &e) {
 			std::cerr << "ilactl: " << src << ":" << line << ": " << e.what() << "\n";
-			return kExitFail;
+			rc = kExitFail;
+			if (!force)
+				return rc;
 		}
 	}
-	return 0;
+	return rc;
+}
+
+int run_batch(const std::string &file, bool verbose, bool force)
+{
+	std::string text;
+	if (!read_input(file, text))
+		return kExitFail;
+	return run_script(text, file == "-" ? "stdin" : file, verbose, false, force, false);
+}
+
+// ilactl restore [-exist] [FILE|-]: what save printed.
+int run_restore(const std::vector<std::string_view> &words, bool verbose)
+{
+	bool exist = false;
+	std::string file = "-";
+	for (std::size_t i = 1; i < words.size(); i++) {
+		if (words[i] == "-exist")
+			exist = true;
+		else if (file == "-" && i + 1 == words.size())
+			file = std::string(words[i]);
+		else {
+			usage_error("restore: unexpected \"" + std::string(words[i]) +
+				    "\" (restore [-exist] [FILE|-])");
+			return kExitUsage;
+		}
+	}
+	std::string text;
+	if (!read_input(file, text))
+		return kExitFail;
+	return run_script(text, file == "-" ? "stdin" : file, verbose, exist, false, true);
 }
 
 } // namespace
@@ -471,16 +491,25 @@ int main(int argc, char **argv)
 		{"json", no_argument, nullptr, 'j'},   {"batch", required_argument, nullptr, 'b'},
 		{"verbose", no_argument, nullptr, 'v'}, {"help", no_argument, nullptr, 'h'},
 		{"version", no_argument, nullptr, 'V'}, {"netns", required_argument, nullptr, 'n'},
-		{nullptr, 0, nullptr, 0},
+		{"pretty", no_argument, nullptr, 'p'},  {"stats", no_argument, nullptr, 's'},
+		{"force", no_argument, nullptr, 'f'},   {nullptr, 0, nullptr, 0},
 	};
-	bool json = false, verbose = false;
+	Output o;
+	bool verbose = false, force = false;
 	const char *batch = nullptr;
 	int c;
 
+	// ip(8) spells it -force
+	for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+		if (std::strcmp(argv[i], "-force") == 0)
+			argv[i] = const_cast<char *>("--force");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jb:vhVn:", opts, nullptr)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpsfb:vhVn:", opts, nullptr)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
+		case 'j': o.json = true; break;
+		case 'p': o.json = o.pretty = true; break;
+		case 's': o.stats = true; break;
+		case 'f': force = true; break;
 		case 'b': batch = optarg; break;
 		case 'n':
 			if (int rc = enter_netns(optarg))
@@ -490,7 +519,8 @@ int main(int argc, char **argv)
 		case 'h': return write_stdout(kUsage);
 		case 'V':
 			return write_stdout("ilactl (nf-ila-rtcache) " NFILR_VERSION ", " ILA_MAP_GENL_NAME
-					    " genl version " + std::to_string(ILA_MAP_GENL_VERSION) + "\n");
+					    " genl version " + std::to_string(ILA_MAP_GENL_VERSION) +
+					    ", JSON schema " + std::to_string(kJsonSchema) + "\n");
 		default:
 			usage_error(optopt ? std::string("bad option -") + char(optopt) + " or missing argument"
 					   : std::string("bad option ") + argv[optind - 1]);
@@ -504,7 +534,7 @@ int main(int argc, char **argv)
 				usage_error("-b takes no command words");
 				return kExitUsage;
 			}
-			return run_batch(batch, verbose);
+			return run_batch(batch, verbose, force);
 		}
 		std::vector<std::string_view> words(argv + optind, argv + argc);
 		if (words.empty()) {
@@ -512,7 +542,7 @@ int main(int argc, char **argv)
 			return kExitUsage;
 		}
 		if (words[0] == "hook")
-			return run_hook(words, json);
+			return run_hook(words, o);
 		if (words[0] == "save")
 			return run_save(words);
 		if (words[0] == "restore")
@@ -529,7 +559,7 @@ int main(int argc, char **argv)
 			usage_error(e.what());
 			return kExitUsage;
 		}
-		return run_command(cmd, json);
+		return run_command(cmd, o);
 	} catch (const std::system_error &e) {
 		std::cerr << "ilactl: " << e.what() << "\n";
 		return kExitFail;

@@ -127,7 +127,12 @@ router_rule() {
 	rctl map replace hosts 0:0:0:11 2001:db8:3:0 csum-mode none
 	rctl map replace hosts 0:0:0:13 2001:db8:1:0
 	[ "$(rctl -j map get hosts 0:0:0:11 | jq -r .locator,.csum_mode | xargs)" = "2001:db8:3:0 none" ]
-	[ "$(rctl -j map show hosts | jq length)" -eq 3 ]
+	[ "$(rctl -j map show hosts | jq -r '.name, (.entries | length)' | xargs)" = "hosts 3" ]
+	# -p: the same JSON, indented
+	[ "$(rctl -p map show hosts | jq -c .)" = "$(rctl -j map show hosts | jq -c .)" ]
+	[ "$(rctl -p map show hosts | wc -l)" -gt 8 ]
+	rctl -V | grep -q 'JSON schema 1$'
+
 	[ "$(rctl map show hosts | sort | head -1)" = "0:0:0:11 2001:db8:3:0 csum-mode none" ]
 	# replace without csum-mode keeps the entry's mode
 	rctl map replace hosts 0:0:0:12 2001:db8:4:0
@@ -180,6 +185,25 @@ router_rule() {
 		[[ "$output" == *"stdin:2: map add hosts 0:0:0:1 2001:db8:2:0: File exists"* ]]
 	}
 	[ "$(rctl map get hosts 0:0:0:1)" = "0:0:0:1 2001:db8:1:0 csum-mode adjust-transport" ]
+	# -force (ip's spelling) goes on past failing lines and reports each
+	printf 'map add hosts 0:0:0:1 2001:db8:2:0\nmap add hosts 0:0:0:2 2001:db8:2:0\nmap del hosts 0:0:0:9\nmap add hosts 0:0:0:3 2001:db8:2:0\n' >"$BATS_TEST_TMPDIR/some"
+	run rctl -force -b "$BATS_TEST_TMPDIR/some"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"some:1: map add hosts 0:0:0:1 2001:db8:2:0: File exists"* ]]
+	[[ "$output" == *"some:3: map del hosts 0:0:0:9"* ]]
+	[[ "$output" == *"failed lines: 2; commands sent: 4 of 4"* ]]
+	[ "$(map_field hosts entries)" -eq 3 ]
+	# without it the first failing batch stops
+	rctl map flush hosts
+	run rctl -b "$BATS_TEST_TMPDIR/some"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stopped after the batch with errors"* ]]
+	# hook commands in a batch: a bad one is refused before anything runs
+	printf 'map add hosts 0:0:0:7 2001:db8:2:0\nhook add h1 prerouting src-pfx 2001:db8:ffff::/64\n' >"$BATS_TEST_TMPDIR/h"
+	run rctl -b "$BATS_TEST_TMPDIR/h"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"h:2: "* ]]
+	[ "$(map_field hosts entries)" -eq 3 ]
 }
 
 @test "without CAP_NET_ADMIN in the netns's user namespace: changes refused, reads allowed" {
@@ -188,7 +212,8 @@ router_rule() {
 	rctl map add hosts 0:0:0:1 2001:db8:1:0
 	nobody() { in_ns "$router" setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$@"; }
 	for cmd in "map create x" "map destroy hosts" "map add hosts 0:0:0:2 1:2:3:4" \
-		"map replace hosts 0:0:0:1 1:2:3:4" "map del hosts 0:0:0:1" "map flush hosts"; do
+		"map replace hosts 0:0:0:1 1:2:3:4" "map del hosts 0:0:0:1" "map flush hosts" \
+		"map reset-counters hosts"; do
 		# shellcheck disable=SC2086
 		run nobody ilactl $cmd
 		[ "$status" -eq 1 ]
@@ -244,6 +269,26 @@ router_rule() {
 	[ "$(tcp_ask $HOST_B)" = srv2 ]
 	[ "$(udp_ask $HOST_B)" = srv2 ]
 	[ "$(map_field hosts hits)" -ge 7 ]
+	# per-entry hits: -s in text, always in JSON; reset-counters zeroes all
+	local a_hits b_hits
+	# the last segments of the TCP exchanges are through
+	lookups_settled() { local l; l=$(map_field hosts lookups); sleep 0.5; [ "$l" = "$(map_field hosts lookups)" ]; }
+	wait_until 20 lookups_settled
+	a_hits=$(rctl -s map get hosts $ID_A | awk '{ print $NF }')
+	b_hits=$(rctl -j map show hosts | jq -r --arg i "$ID_A" '.entries[] | select(.identifier != $i) | .hits')
+	[ "$a_hits" -ge 5 ]	# 3 pings, a TCP and a UDP exchange
+	[ "$b_hits" -ge 2 ]
+	[ $((a_hits + b_hits)) -eq "$(map_field hosts hits)" ]
+	rctl -s map show hosts | grep -q "^$ID_A 2001:db8:1:0 csum-mode adjust-transport hits $a_hits\$"
+	rctl map reset-counters hosts
+	[ "$(map_field hosts lookups)" -eq 0 ]
+	[ "$(rctl -j map show hosts | jq '[.entries[].hits] | add')" -eq 0 ]
+	in_ns "$client" ping -q -c 2 -i 0.2 -W 2 $HOST_A
+	[ "$(rctl -s map get hosts $ID_A | awk '{ print $NF }')" -eq 2 ]
+	[ "$(map_field hosts hits)" -eq 2 ]
+	# replace keeps an identifier's count
+	rctl map replace hosts $ID_A 2001:db8:1:0
+	[ "$(rctl -j map get hosts $ID_A | jq .hits)" -eq 2 ]
 }
 
 @test "replace moves a host: the next connections reach the new locator" {

@@ -62,3 +62,18 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ $output == *'bad network namespace name "../etc"'* ]]
 }
+
+@test "ilactl -b: hook lines are checked with the map lines before anything is sent (exit 2, line named)" {
+	printf 'map add m 0:0:0:1 2001:db8:1:0\nhook add h1 prerouting src-pfx 2001:db8::/64\n' >"$BATS_TEST_TMPDIR/b"
+	run "$ILACTL" -force -b "$BATS_TEST_TMPDIR/b"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == *"b:2: "* ]]
+	printf 'hook list\n' >"$BATS_TEST_TMPDIR/l"
+	run "$ILACTL" -b "$BATS_TEST_TMPDIR/l"
+	[ "$status" -eq 2 ]
+	[[ $output == *"l:1: hook list is not a batch command"* ]]
+	run "$ILACTL" map reset-counters
+	[ "$status" -eq 2 ]
+	[[ $output == *"usage: map reset-counters NAME"* ]]
+}

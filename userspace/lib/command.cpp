@@ -27,6 +27,7 @@ constexpr Verb kVerbs[] = {
 	{"flush", Op::Flush, "NAME"},
 	{"stats", Op::Stats, "NAME"},
 	{"swap", Op::Swap, "NAME NAME2"},
+	{"reset-counters", Op::ResetCounters, "NAME"},
 };
 
 const Verb &verb_of(Op op)
@@ -64,6 +65,7 @@ bool Command::is_write() const
 	case Op::Del:
 	case Op::Flush:
 	case Op::Swap:
+	case Op::ResetCounters:
 		return true;
 	default:
 		return false;
@@ -97,7 +99,7 @@ Command parse_command(const std::vector<std::string_view> &words)
 		i++;
 	if (i >= words.size())
 		throw UsageError("missing command (create, destroy, list, add, replace, del, "
-				 "get, show, flush, stats, swap)");
+				 "get, show, flush, stats, swap, reset-counters)");
 	const Verb *verb = nullptr;
 	for (const auto &v : kVerbs)
 		if (v.name == words[i])

@@ -11,7 +11,7 @@
 
 namespace ila {
 
-enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats, Swap };
+enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats, Swap, ResetCounters };
 
 struct Command {
 	Op op = Op::List;

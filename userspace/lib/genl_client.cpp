@@ -97,7 +97,7 @@ bool GenlClient::transact(const std::string &op, const std::function<void(const 
 		std::size_t n = sock_.recv(rxbuf_.data(), rxbuf_.size(), op);
 		int len = int(n);
 		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
-		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+		     nlmsg_fits(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != sock_.portid())
 				continue; // stale answer of an earlier request
 			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)

@@ -47,6 +47,10 @@ struct HookCommand {
 // Parses WORDS (starting at "hook"); throws UsageError naming the word.
 HookCommand parse_hook_command(const std::vector<std::string_view> &words);
 
+// One GETHOOK reply; NetlinkError(EPROTO) without name or target, or with
+// values out of range.
+Hook parse_hook(const nlmsghdr *nlh);
+
 std::string_view hook_point_name(std::uint8_t point);
 // "NAME prerouting priority -250 translate dst src-pfx ... packets N ..."
 std::string hook_text(const Hook &h);

@@ -18,16 +18,30 @@ namespace {
 
 constexpr std::size_t kRxSize = 64 * 1024;
 
+// The u64 attribute A of a reply, or EPROTO naming WHAT.
+std::uint64_t need_u64(const nlattr *a, const char *what)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		throw NetlinkError(EPROTO, std::string("reply without a valid ") + what);
+	return mnl_attr_get_u64(a);
+}
+
+} // namespace
+
 MapInfo parse_map(const nlmsghdr *nlh)
 {
 	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
 	MapInfo m;
-	if (at[ILA_MAP_A_NAME] && mnl_attr_validate(at[ILA_MAP_A_NAME], MNL_TYPE_NUL_STRING) == 0)
-		m.name = mnl_attr_get_str(at[ILA_MAP_A_NAME]);
+	if (!at[ILA_MAP_A_NAME] || mnl_attr_validate(at[ILA_MAP_A_NAME], MNL_TYPE_NUL_STRING) < 0 ||
+	    !valid_map_name(mnl_attr_get_str(at[ILA_MAP_A_NAME])))
+		throw NetlinkError(EPROTO, "reply without a valid map name");
+	m.name = mnl_attr_get_str(at[ILA_MAP_A_NAME]);
 	m.entries = get_u32(at[ILA_MAP_A_ENTRIES]);
 	m.max_entries = get_u32(at[ILA_MAP_A_MAX_ENTRIES]);
 	m.rules = get_u32(at[ILA_MAP_A_RULES]);
 	if (const nlattr *st = at[ILA_MAP_A_STATS]) {
+		if (mnl_attr_validate(st, MNL_TYPE_NESTED) < 0)
+			throw NetlinkError(EPROTO, "reply with malformed statistics");
 		auto s = nested_attrs<ILA_MAP_STATS_MAX>(st);
 		m.lookups = get_u64(s[ILA_MAP_STATS_LOOKUPS]);
 		m.hits = get_u64(s[ILA_MAP_STATS_HITS]);
@@ -40,12 +54,18 @@ Entry parse_entry(const nlmsghdr *nlh)
 {
 	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
 	Entry e;
-	e.ident = be64toh(get_u64(at[ILA_MAP_A_IDENT]));
-	e.locator = be64toh(get_u64(at[ILA_MAP_A_LOCATOR]));
+	e.ident = be64toh(need_u64(at[ILA_MAP_A_IDENT], "identifier"));
+	e.locator = be64toh(need_u64(at[ILA_MAP_A_LOCATOR], "locator"));
 	if (at[ILA_MAP_A_CSUM_MODE] && mnl_attr_validate(at[ILA_MAP_A_CSUM_MODE], MNL_TYPE_U8) == 0)
 		e.csum_mode = mnl_attr_get_u8(at[ILA_MAP_A_CSUM_MODE]);
+	if (e.csum_mode > ILA_MAP_CSUM_MAX)
+		throw NetlinkError(EPROTO, "reply with an unknown checksum mode " +
+						   std::to_string(e.csum_mode));
+	e.hits = get_u64(at[ILA_MAP_A_HITS]);
 	return e;
 }
+
+namespace {
 
 std::string what_map(const std::string &verb, const std::string &map)
 {
@@ -119,6 +139,7 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 	case Op::Replace: c = ILA_MAP_CMD_NEWENTRY; break;
 	case Op::Del: c = ILA_MAP_CMD_DELENTRY; break;
 	case Op::Swap: c = ILA_MAP_CMD_SWAP; break;
+	case Op::ResetCounters: c = ILA_MAP_CMD_RESET_COUNTERS; break;
 	default:
 		throw std::logic_error("not a write command: " + describe(cmd));
 	}
@@ -210,17 +231,19 @@ std::vector<Entry> IlaMapClient::show(const std::string &map)
 
 // ---- BatchSender -------------------------------------------------------------
 
-BatchSender::BatchSender(IlaMapClient &client, std::size_t batch_bytes)
-	: client_(client), buf_(batch_bytes), rxbuf_(kRxSize)
+BatchSender::BatchSender(IlaMapClient &client, std::size_t batch_bytes, bool force)
+	: client_(client), buf_(batch_bytes), rxbuf_(kRxSize), force_(force)
 {
 	client_.socket().set_buffers(int(batch_bytes) * 2, 4 * 1024 * 1024);
 }
 
 bool BatchSender::add(const Command &cmd, std::size_t line)
 {
-	if (!failures_.empty())
+	if (lost_ || (!failures_.empty() && !force_))
 		return false;
-	if (len_ + IlaMapClient::kMaxRequest > buf_.size() && !flush())
+	if (len_ + IlaMapClient::kMaxRequest > buf_.size() && !flush() && !force_)
+		return false;
+	if (lost_)
 		return false;
 	std::uint32_t seq = client_.next_seq();
 	if (lines_.empty())
@@ -234,7 +257,9 @@ bool BatchSender::add(const Command &cmd, std::size_t line)
 
 bool BatchSender::finish()
 {
-	return failures_.empty() && flush();
+	if (lost_ || (!failures_.empty() && !force_))
+		return false;
+	return flush() && failures_.empty();
 }
 
 bool BatchSender::flush()
@@ -257,12 +282,24 @@ bool BatchSender::flush()
 		} catch (const NetlinkError &e) {
 			if (e.code().value() != ENOBUFS)
 				throw;
-			// answers overflowed the socket: the final ack may be lost too
-			throw NetlinkError(ENOBUFS, op + ": answers lost, batch state unknown");
+			// Answers overflowed the socket (a small receive buffer, e.g.
+			// in an unprivileged user namespace): the final ack may be
+			// lost too. The whole batch is one failure; what was
+			// collected before stays.
+			failures_.push_back({lines_.front(),
+					     "lines " + std::to_string(lines_.front()) + "-" +
+						     std::to_string(lines_.back()),
+					     ENOBUFS, "answers lost: the state of these lines is unknown"});
+			lost_ = true;
+			sent_ += lines_.size();
+			lines_.clear();
+			cmds_.clear();
+			len_ = 0;
+			return false;
 		}
 		int len = int(n);
 		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rxbuf_.data());
-		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+		     nlmsg_fits(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_pid != client_.socket().portid())
 				continue;
 			std::uint32_t seq = nlh->nlmsg_seq;

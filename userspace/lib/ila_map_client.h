@@ -27,7 +27,13 @@ struct MapInfo {
 struct Entry {
 	std::uint64_t ident = 0, locator = 0; // host order
 	std::uint8_t csum_mode = 0;
+	std::uint64_t hits = 0; // packets that hit the entry
 };
+
+// A GETMAP / GETENTRY reply; NetlinkError(EPROTO) when an attribute the
+// answer needs (name; identifier, locator) is missing or malformed.
+MapInfo parse_map(const nlmsghdr *nlh);
+Entry parse_entry(const nlmsghdr *nlh);
 
 class IlaMapClient {
 public:
@@ -81,9 +87,13 @@ public:
 		std::string kernel_message;
 	};
 
-	explicit BatchSender(IlaMapClient &client, std::size_t batch_bytes = 128 * 1024);
+	// FORCE: go on after a batch with failures (as ip -force -batch).
+	explicit BatchSender(IlaMapClient &client, std::size_t batch_bytes = 128 * 1024,
+			     bool force = false);
 	// Queues CMD (from LINE); sends a full batch. Returns false once a batch
-	// had failures (see failures()); nothing more is sent then.
+	// had failures (see failures()); nothing more is sent then, unless
+	// FORCE. When the answers to a batch overflow the socket (ENOBUFS), the
+	// batch is one failure (its lines, "answers lost") and sending stops.
 	bool add(const Command &cmd, std::size_t line);
 	// Sends what is queued and waits for the kernel's answer.
 	bool finish();
@@ -103,6 +113,7 @@ private:
 	std::vector<Failure> failures_;
 	std::vector<char> rxbuf_;
 	std::size_t sent_ = 0, batches_ = 0;
+	bool force_ = false, lost_ = false;
 };
 
 } // namespace ila

@@ -36,6 +36,16 @@ struct NlAck {
 };
 NlAck parse_ack(const nlmsghdr *nlh);
 
+// Whether a whole message starts at NLH with LEN bytes left. Unlike
+// mnl_nlmsg_ok() (which compares nlmsg_len as a signed int, so a length
+// of 2^31 or more passes and mnl_nlmsg_next() jumps far outside the buffer),
+// every length is bounded by what is left.
+inline bool nlmsg_fits(const nlmsghdr *nlh, int len)
+{
+	return len >= int(sizeof(nlmsghdr)) && nlh->nlmsg_len >= sizeof(nlmsghdr) &&
+	       nlh->nlmsg_len <= unsigned(len);
+}
+
 class MnlSocket {
 public:
 	explicit MnlSocket(int bus);

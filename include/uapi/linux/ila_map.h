@@ -50,6 +50,7 @@ enum ila_map_cmd {
 	ILA_MAP_CMD_DELENTRY,
 	ILA_MAP_CMD_GETENTRY,
 	ILA_MAP_CMD_SWAP,
+	ILA_MAP_CMD_RESET_COUNTERS,	/* NAME: map and per-entry counters to 0 */
 	__ILA_MAP_CMD_MAX,
 };
 #define ILA_MAP_CMD_MAX		(__ILA_MAP_CMD_MAX - 1)
@@ -67,6 +68,7 @@ enum ila_map_attr {
 	ILA_MAP_A_STATS,	/* nested ILA_MAP_STATS_*, reply only */
 	ILA_MAP_A_REPLACE,	/* flag: NEWENTRY may replace an entry */
 	ILA_MAP_A_NAME2,	/* NUL string: SWAP's second map */
+	ILA_MAP_A_HITS,		/* u64, reply only: packets that hit the entry */
 	__ILA_MAP_A_MAX,
 };
 #define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)

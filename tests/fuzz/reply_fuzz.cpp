@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+// libFuzzer target: what ilactl does with bytes the kernel sends back. The
+// input is a netlink receive buffer; every message in it goes through the
+// parser ilactl would use (acks/errors with extended-ack TLVs, map, entry
+// and hook replies) and the parsed values through the text and JSON
+// formatting. Malformed input may only end in ila::NetlinkError.
+//
+//   make fuzz [FUZZ_SECS=60]   (clang's -fsanitize=fuzzer,address,undefined)
+//
+// The unit tests compile this file too (without libFuzzer) and replay seed
+// replies and deterministic mutations of them (ilactl_reply_fuzz_test.cpp).
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "ila_hook_client.h"
+#include "ila_map_client.h"
+#include "ila_notation.h"
+#include "json.h"
+#include "mnl_socket.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+	// an aligned copy, as a receive buffer is
+	std::vector<std::uint64_t> store(size / 8 + 1);
+	std::memcpy(store.data(), data, size);
+	auto *buf = reinterpret_cast<const char *>(store.data());
+	int len = int(size);
+	std::size_t sink = 0;
+
+	for (auto *nlh = reinterpret_cast<const nlmsghdr *>(buf); ila::nlmsg_fits(nlh, len);
+	     nlh = mnl_nlmsg_next(nlh, &len)) {
+		if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE) {
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				auto ack = ila::parse_ack(nlh);
+				sink += ack.message.size() + unsigned(ack.error);
+			}
+			continue;
+		}
+		try {
+			auto e = ila::parse_entry(nlh);
+			sink += ila::format_half(e.ident).size() + ila::format_half(e.locator).size() +
+				ila::csum_mode_name(e.csum_mode).size();
+		} catch (const ila::NetlinkError &) {
+		}
+		try {
+			auto m = ila::parse_map(nlh);
+			sink += ila::json_str(m.name).size();
+		} catch (const ila::NetlinkError &) {
+		}
+		try {
+			auto h = ila::parse_hook(nlh);
+			auto j = ila::hook_json(h);
+			sink += j.size() + ila::hook_text(h).size() + ila::hook_spec(h).size() +
+				ila::pretty_json(j).size();
+		} catch (const ila::NetlinkError &) {
+		}
+	}
+	return sink == std::size_t(-1);
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+// ilactl: map/entry replies with missing or malformed attributes are errors
+// (never an entry 0:0:0:0), per-entry hits are read, reset-counters parses,
+// JSON helpers.
+#include <gtest/gtest.h>
+
+#include <endian.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/ila_map.h>
+
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "ila_map_client.h"
+#include "json.h"
+#include "mnl_socket.h"
+
+namespace {
+
+// A GENL reply in BUF; FILL adds the attributes.
+template <typename F> const nlmsghdr *reply(std::vector<char> &buf, F fill)
+{
+	buf.assign(4096, 0);
+	nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
+	nlh->nlmsg_type = 0x20;
+	auto *g = static_cast<genlmsghdr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+	g->cmd = ILA_MAP_CMD_GETENTRY;
+	fill(nlh);
+	return nlh;
+}
+
+TEST(IlactlReply, EntryWithHits)
+{
+	std::vector<char> b;
+	auto *nlh = reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, htobe64(0x11));
+		mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, htobe64(0x20010db800030000ull));
+		mnl_attr_put_u8(n, ILA_MAP_A_CSUM_MODE, ILA_MAP_CSUM_NO_ACTION);
+		mnl_attr_put_u64(n, ILA_MAP_A_HITS, 42);
+	});
+	auto e = ila::parse_entry(nlh);
+	EXPECT_EQ(e.ident, 0x11u);
+	EXPECT_EQ(e.locator, 0x20010db800030000ull);
+	EXPECT_EQ(e.csum_mode, ILA_MAP_CSUM_NO_ACTION);
+	EXPECT_EQ(e.hits, 42u);
+}
+
+TEST(IlactlReply, EntryWithoutIdentifierOrLocatorIsAnError)
+{
+	std::vector<char> b;
+	auto *no_ident = reply(b, [](nlmsghdr *n) { mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, 1); });
+	EXPECT_THROW(ila::parse_entry(no_ident), ila::NetlinkError);
+	auto *no_loc = reply(b, [](nlmsghdr *n) { mnl_attr_put_u64(n, ILA_MAP_A_IDENT, 1); });
+	EXPECT_THROW(ila::parse_entry(no_loc), ila::NetlinkError);
+	auto *short_ident = reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_u32(n, ILA_MAP_A_IDENT, 1);
+		mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, 1);
+	});
+	EXPECT_THROW(ila::parse_entry(short_ident), ila::NetlinkError);
+	auto *bad_mode = reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, 1);
+		mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, 1);
+		mnl_attr_put_u8(n, ILA_MAP_A_CSUM_MODE, 200);
+	});
+	EXPECT_THROW(ila::parse_entry(bad_mode), ila::NetlinkError);
+}
+
+TEST(IlactlReply, MapNeedsAValidName)
+{
+	std::vector<char> b;
+	EXPECT_THROW(ila::parse_map(reply(b, [](nlmsghdr *n) { mnl_attr_put_u32(n, ILA_MAP_A_ENTRIES, 3); })),
+		     ila::NetlinkError);
+	EXPECT_THROW(ila::parse_map(reply(b, [](nlmsghdr *n) { mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a b"); })),
+		     ila::NetlinkError);
+	auto m = ila::parse_map(reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "hosts");
+		mnl_attr_put_u32(n, ILA_MAP_A_ENTRIES, 3);
+		auto *nest = mnl_attr_nest_start(n, ILA_MAP_A_STATS);
+		mnl_attr_put_u64(n, ILA_MAP_STATS_HITS, 5);
+		mnl_attr_nest_end(n, nest);
+	}));
+	EXPECT_EQ(m.name, "hosts");
+	EXPECT_EQ(m.entries, 3u);
+	EXPECT_EQ(m.hits, 5u);
+}
+
+TEST(IlactlReply, ResetCountersCommand)
+{
+	auto c = ila::parse_command({"map", "reset-counters", "hosts"});
+	EXPECT_EQ(c.op, ila::Op::ResetCounters);
+	EXPECT_EQ(c.map, "hosts");
+	EXPECT_TRUE(c.is_write());
+	EXPECT_EQ(ila::describe(c), "map reset-counters hosts");
+	EXPECT_THROW(ila::parse_command({"map", "reset-counters"}), ila::UsageError);
+	EXPECT_THROW(ila::parse_command({"map", "reset-counters", "hosts", "x"}), ila::UsageError);
+}
+
+TEST(IlactlJson, PrettyIndentsAndKeepsStrings)
+{
+	EXPECT_EQ(ila::pretty_json("[]\n"), "[]\n");
+	EXPECT_EQ(ila::pretty_json("{\"name\":\"a,{b}\",\"entries\":[\n]}\n"),
+		  "{\n  \"name\": \"a,{b}\",\n  \"entries\": []\n}\n");
+	EXPECT_EQ(ila::pretty_json("[{\"a\":1},{\"b\":\"x\\\"y\"}]"),
+		  "[\n  {\n    \"a\": 1\n  },\n  {\n    \"b\": \"x\\\"y\"\n  }\n]\n");
+	EXPECT_EQ(ila::json_str("a\"b\\\n"), "\"a\\\"b\\\\\\u000a\"");
+}
+
+} // namespace
