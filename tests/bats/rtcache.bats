@@ -61,6 +61,7 @@ teardown() {
 		rns "$router" "$xt" -t mangle -X
 		rns "$router" "$xt" -F
 	done
+	[ -z "${RTC_UNDO:-}" ] || eval "$RTC_UNDO"
 	cleanup_all	# namespaces a test made for itself
 	unload_module xt_rtcache
 }
@@ -327,6 +328,109 @@ move_nft() {
 	expect hits "$(rtc_d hits)" -eq 16
 	expect misses "$(rtc_d misses)" -eq 2
 	expect received "$(($(srv_count s0v4) + $(srv_count s0v6)))" -eq 20
+}
+
+@test "fwmark policy routing, CONNMARK --restore-mark in PREROUTING: a connection marked mid-flow takes the marked route at once" {
+	XT_USED="iptables ip6tables"
+	RTC_UNDO='for f in -4 -6; do ip -n "$router" $f rule del priority 100 2>/dev/null; ip -n "$router" $f route flush table 100 2>/dev/null; done; true'
+	local f a0 b0
+	for f in 4 6; do
+		fam $f
+		ip -n "$router" $IPF rule add fwmark 1 table 100 priority 100
+		ip -n "$router" $IPF route add $PFX via $NHB table 100
+		rns "$router" $XT -t mangle -A PREROUTING -j CONNMARK --restore-mark
+		a0=$(srv_count s0v$f) b0=$(srv_count s1v$f)
+		udp_send $CLI 4120 $SRV 5000 5
+		expect "IPv$f path A before" "$(srv_count s0v$f)" -eq $((a0 + 5))
+		# the connection gets mark 1: restored into every next packet
+		# before routing, which then takes table 100 (path B)
+		rns "$router" conntrack -U -f ipv$f -p udp --sport 4120 --mark 1 2>&1 |
+			grep -q '1 flow entries have been updated'
+		udp_send $CLI 4120 $SRV 5000 10
+		expect "IPv$f path B after the mark" "$(srv_count s1v$f)" -eq $((b0 + 10))
+		expect "IPv$f path A after the mark" "$(srv_count s0v$f)" -eq $((a0 + 5))
+		ip -n "$router" $IPF rule del priority 100
+		ip -n "$router" $IPF route flush table 100
+	done
+}
+
+@test "the route follows a DNPT rule replaced mid-flow (stock ip6t_NPT, checksum-neutral prefixes)" {
+	modprobe ip6t_NPT
+	XT_USED=ip6tables
+	# fd09::/64 -> fd00:9::/64 and -> fd00:8:1::/64 are checksum-neutral
+	# (equal one's-complement sums), so DNPT keeps the interface ID: the
+	# service is fd00:9::9 before and fd00:8:1::9 (path B) after.
+	ip -n "$server" -6 addr replace fd00:8:1::9/128 dev lo nodad
+	ip -n "$router" -6 route replace fd00:8:1::9/128 via fd00:4::2
+	rns "$server" nft insert rule inet cnt pre iifname s1 ip6 daddr fd00:8:1::9 counter comment '"s1v6npt"'
+	ip -n "$client" -6 route replace fd09::/64 via fd00:1::1
+	rns "$router" ip6tables -t mangle -A PREROUTING -d fd09::/64 -j DNPT --src-pfx fd09::/64 --dst-pfx fd00:9::/64
+	local a0 b0 h
+	a0=$(srv_count s0v6) b0=$(srv_count s1v6npt) h=$(rtc_d hits)
+	udp_send fd00:1::2 4130 fd09::9 5000 5
+	expect "path A before" "$(srv_count s0v6)" -eq $((a0 + 5))
+	expect "hits before" "$(rtc_d hits)" -ge $((h + 3))
+	rns "$router" ip6tables -t mangle -R PREROUTING 1 -d fd09::/64 -j DNPT --src-pfx fd09::/64 --dst-pfx fd00:8:1::/64
+	udp_send fd00:1::2 4130 fd09::9 5000 10
+	expect "path B after the rule change" "$(srv_count s1v6npt)" -eq $((b0 + 10))
+	expect "path A after the rule change" "$(srv_count s0v6)" -eq $((a0 + 5))
+}
+
+@test "SRv6 End on the router: the re-routed packets are never cached, the segment works from the second packet on" {
+	RTC_UNDO='ip -n "$client" -6 route del fd00:9::9/128 metric 5 2>/dev/null; ip -n "$router" -6 route del fd00:5::1/128 2>/dev/null; true'
+	rns "$router" busybox sh -c '
+		echo 1 >/proc/sys/net/ipv6/conf/all/seg6_enabled
+		echo 1 >/proc/sys/net/ipv6/conf/r0/seg6_enabled'
+	ip -n "$router" -6 route add fd00:5::1/128 encap seg6local action End dev r0
+	# the client steers the service through the router's SID fd00:5::1
+	ip -n "$client" -6 route add fd00:9::9/128 encap seg6 mode inline segs fd00:5::1 \
+		via fd00:1::1 dev c0 metric 5
+	local a0 h
+	a0=$(srv_count s0v6) h=$(rtc_d hits)
+	udp_send fd00:1::2 4135 fd00:9::9 5000 10
+	# End rewrote the destination after PRE_ROUTING: nothing stored,
+	# every packet routed (End applied) and delivered
+	expect "delivered via path A" "$(srv_count s0v6)" -eq $((a0 + 10))
+	expect "hits" "$(rtc_d hits)" -eq "$h"
+	expect entries "$(rtc_stat entries)" -eq 0
+	ip -n "$client" -6 route del fd00:9::9/128 metric 5
+	ip -n "$router" -6 route del fd00:5::1/128
+}
+
+@test "ECMP (L4 hash): every cached flow stays on the path the kernel's FIB picks for it" {
+	RTC_UNDO='rtc_routes; rns "$router" busybox sh -c "echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy; echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy"'
+	rns "$router" busybox sh -c '
+		echo 1 >/proc/sys/net/ipv4/fib_multipath_hash_policy
+		echo 1 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	ip -n "$router" -batch - <<-'EOF'
+	route replace 10.0.9.9/32 nexthop via 10.0.2.2 nexthop via 10.0.4.2
+	-6 route replace fd00:9::9/128 nexthop via fd00:2::2 nexthop via fd00:4::2
+	EOF
+	local f p want a0 b0 h used_a=0 used_b=0
+	for f in 4 6; do
+		fam $f
+		for p in 4140 4141 4142 4143 4144 4145 4146 4147; do
+			want=$(ip -n "$router" $IPF route get $SRV from $CLI iif r0 ipproto udp \
+				sport $p dport 5000 | sed -n 's/.* via \([^ ]*\) .*/\1/p')
+			a0=$(srv_count s0v$f) b0=$(srv_count s1v$f) h=$(rtc_d hits)
+			udp_send $CLI $p $SRV 5000 6
+			if [ "$want" = "$NHA" ]; then
+				expect "IPv$f sport $p: path A (FIB)" "$(srv_count s0v$f)" -eq $((a0 + 6))
+				used_a=1
+			else
+				expect "IPv$f sport $p: FIB next hop $want" "$want" = "$NHB"
+				expect "IPv$f sport $p: path B (FIB)" "$(srv_count s1v$f)" -eq $((b0 + 6))
+				used_b=1
+			fi
+			expect "IPv$f sport $p: hits" "$(rtc_d hits)" -ge $((h + 4))
+		done
+	done
+	# 16 flows did not all hash to one path
+	[ $used_a = 1 ] && [ $used_b = 1 ]
+	rns "$router" busybox sh -c '
+		echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy
+		echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	rtc_routes
 }
 
 @test "conntrack -F empties the table without traffic; never more entries than connections" {
