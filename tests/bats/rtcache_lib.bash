@@ -203,7 +203,7 @@ srv_counts() {
 srv_count() {
 	local n v
 	while read -r n v; do
-		[ "$n" = "$1" ] && echo $((v - ${SRV_BASE[$n]:-0}))
+		if [ "$n" = "$1" ]; then echo $((v - ${SRV_BASE[$n]:-0})); fi
 	done < <(srv_counts)
 }
 
