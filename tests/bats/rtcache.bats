@@ -404,7 +404,7 @@ move_nft() {
 		echo 1 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
 	ip -n "$router" -batch - <<-'EOF'
 	route replace 10.0.9.9/32 nexthop via 10.0.2.2 nexthop via 10.0.4.2
-	-6 route replace fd00:9::9/128 nexthop via fd00:2::2 nexthop via fd00:4::2
+	route replace fd00:9::9/128 nexthop via fd00:2::2 nexthop via fd00:4::2
 	EOF
 	local f p want a0 b0 h used_a=0 used_b=0
 	for f in 4 6; do
