@@ -23,7 +23,10 @@
  *                        so the stack verifies the packet.
  *
  * Non-first fragments only get the address rewrite: the L4 checksum lives
- * in the first fragment, which carries the whole fix.
+ * in the first fragment, which carries the whole fix. Neither does a
+ * packet whose pseudo-header has another address than the one rewritten:
+ * a Routing header with segments left (final destination), a Home Address
+ * option (home address).
  */
 #ifndef _NFILR_ILA_XLAT_H
 #define _NFILR_ILA_XLAT_H
@@ -209,6 +212,11 @@ static inline bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
 	if (coff) {
 		/* only adjust-transport puts the pseudo-header change here */
 		if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
+			pseudo = 0;
+		/* ... and only if the pseudo-header has the address we changed */
+		if (pseudo && thoff > nhoff + sizeof(struct ipv6hdr) &&
+		    !ila_pseudo_uses_addr(skb->data + nhoff, thoff - nhoff,
+					  x->aoff == ILA_IP6_DADDR_OFF))
 			pseudo = 0;
 		if (partial && ila_csum_seed(skb, coff, proto))
 			ila_l4_csum_fix(skb->data + coff, pseudo, 1, 1, false);

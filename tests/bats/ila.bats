@@ -355,6 +355,30 @@ vxlan_pair() {
 	ila_flush
 }
 
+@test "ILA: a segment address behind a Routing header with segments left: translated, the L4 checksum (final destination) left alone" {
+	ila_topo
+	# The client sends to fd00:2::2 (the server's own address) through the
+	# segment $ILA_SIR_HOST (SRv6, inline SRH): the router translates the
+	# segment SIR->LOC, and the server, owning the LOC address, processes
+	# the SRH and delivers to the final destination. The TCP/UDP
+	# pseudo-header holds the final destination throughout: a translation
+	# that "fixed" the checksum for the segment address would break it.
+	ip -n "$server" -6 addr add 3333:0:0:1::5/128 dev lo
+	in_ns "$server" sysctl -qw net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s0.seg6_enabled=1
+	ip -n "$client" -6 route add fd00:2::2/128 encap seg6 mode inline segs "$ILA_SIR_HOST" \
+		via fd00:1::1 dev c0
+	in_ns "$router" ip6tables -t mangle -A PREROUTING -d "$ILA_SIR_PFX" -j ILA \
+		--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode adjust-transport
+	local c s
+	c=$(csum_errors "$client") s=$(csum_errors "$server")
+	ila_udp "$client" "$server" fd00:2::2 5500 300
+	ila_tcp "$client" "$server" fd00:2::2 5501 20000
+	[ "$(csum_errors "$client")" = "$c" ]
+	[ "$(csum_errors "$server")" = "$s" ]
+	[ "$(ila_count "$router" ip6tables PREROUTING)" -gt 3 ]
+	ila_flush
+}
+
 # ---- module lifetime ---------------------------------------------------------
 
 @test "ILA: rmmod is refused while a rule uses the target" {
