@@ -490,33 +490,46 @@ static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb
 }
 
 /* Deletes every entry; readers see each entry until it is unlinked. */
-static void nf_ila_map_flush_locked(struct nf_ila_map *map)
+/*
+ * Call fn on every entry of map's table (mn->lock held), rescheduling now
+ * and then. A resize rewinds the walk, so fn may see an entry twice.
+ */
+static void nf_ila_map_walk_locked(struct nf_ila_map *map,
+				   void (*fn)(struct rhashtable *ht,
+					      struct nf_ila_map_entry *e))
 {
 	struct rhashtable *ht = nf_ila_map_ht(map);
 	struct rhashtable_iter iter;
 	struct nf_ila_map_entry *e;
-	unsigned int n;
+	unsigned int n = 0;
 
-	while (atomic_read(&ht->nelems)) {
-		rhashtable_walk_enter(ht, &iter);
-		rhashtable_walk_start(&iter);
-		n = 0;
-		while ((e = rhashtable_walk_next(&iter)) != NULL) {
-			if (IS_ERR(e))
-				continue;	/* resized: rewound */
-			if (rhashtable_remove_fast(ht, &e->node,
-						   nf_ila_map_params))
-				continue;
-			call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
-			if (++n % 1024 == 0) {
-				rhashtable_walk_stop(&iter);
-				cond_resched();
-				rhashtable_walk_start(&iter);
-			}
+	rhashtable_walk_enter(ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((e = rhashtable_walk_next(&iter)) != NULL) {
+		if (IS_ERR(e))
+			continue;	/* resized: rewound */
+		fn(ht, e);
+		if (++n % 1024 == 0) {
+			rhashtable_walk_stop(&iter);
+			cond_resched();
+			rhashtable_walk_start(&iter);
 		}
-		rhashtable_walk_stop(&iter);
-		rhashtable_walk_exit(&iter);
 	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+}
+
+static void nf_ila_map_entry_remove(struct rhashtable *ht,
+				    struct nf_ila_map_entry *e)
+{
+	if (!rhashtable_remove_fast(ht, &e->node, nf_ila_map_params))
+		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
+}
+
+static void nf_ila_map_flush_locked(struct nf_ila_map *map)
+{
+	while (atomic_read(&nf_ila_map_ht(map)->nelems))
+		nf_ila_map_walk_locked(map, nf_ila_map_entry_remove);
 }
 
 /*
@@ -581,6 +594,12 @@ static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static void nf_ila_map_entry_reset(struct rhashtable *ht,
+				   struct nf_ila_map_entry *e)
+{
+	atomic64_set(&e->hits, 0);
+}
+
 /*
  * RESET_COUNTERS NAME: the map's lookup counters and every entry's hits
  * to zero. Packets counted while it runs may survive the reset.
@@ -589,10 +608,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 					 struct genl_info *info)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
-	struct rhashtable_iter iter;
-	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
-	unsigned int n = 0;
 	int cpu;
 
 	mutex_lock(&mn->lock);
@@ -607,20 +623,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 		WRITE_ONCE(st->hits, 0);
 		WRITE_ONCE(st->misses, 0);
 	}
-	rhashtable_walk_enter(nf_ila_map_ht(map), &iter);
-	rhashtable_walk_start(&iter);
-	while ((e = rhashtable_walk_next(&iter)) != NULL) {
-		if (IS_ERR(e))
-			continue;	/* resized: rewound, visits again */
-		atomic64_set(&e->hits, 0);
-		if (++n % 1024 == 0) {
-			rhashtable_walk_stop(&iter);
-			cond_resched();
-			rhashtable_walk_start(&iter);
-		}
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
+	nf_ila_map_walk_locked(map, nf_ila_map_entry_reset);
 	mutex_unlock(&mn->lock);
 	return 0;
 }
