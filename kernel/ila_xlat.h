@@ -8,8 +8,12 @@
  * header quoted in an ICMPv6 error, makes what it writes writable and
  * keeps the skb's checksum state truthful:
  *
- *  CHECKSUM_PARTIAL      only the pseudo-header seed in the L4 field changes
- *                        (adjust-transport); the device completes the rest.
+ *  CHECKSUM_PARTIAL      when the field is the one the device (or GSO)
+ *                        completes, only its pseudo-header seed changes
+ *                        (adjust-transport). A locally sent UDP tunnel
+ *                        (VXLAN, Geneve, FOU) whose partial checksum is the
+ *                        inner one has a final outer checksum: updated as
+ *                        such, a zero UDP checksum stays zero.
  *  CHECKSUM_COMPLETE     skb->csum gets the sum of every change we made, so
  *                        it stays the sum of the packet from skb->data.
  *  CHECKSUM_UNNECESSARY  stays while the L4 checksum is still right; when a
@@ -19,7 +23,10 @@
  *                        so the stack verifies the packet.
  *
  * Non-first fragments only get the address rewrite: the L4 checksum lives
- * in the first fragment, which carries the whole fix.
+ * in the first fragment, which carries the whole fix. Neither does a
+ * packet whose pseudo-header has another address than the one rewritten:
+ * a Routing header with segments left (final destination), a Home Address
+ * option (home address).
  */
 #ifndef _NFILR_ILA_XLAT_H
 #define _NFILR_ILA_XLAT_H
@@ -108,6 +115,21 @@ static inline unsigned int ila_icmp_prepare(const struct sk_buff *skb,
 }
 
 /*
+ * Whether the L4 checksum field at coff (from skb->data) of a
+ * CHECKSUM_PARTIAL skb is a pseudo-header seed that is completed later:
+ * the field the partial checksum points at, or the outer UDP checksum of a
+ * GSO tunnel packet, which segmentation computes per segment from its seed.
+ */
+static inline bool ila_csum_seed(const struct sk_buff *skb, unsigned int coff,
+				 u8 proto)
+{
+	if (skb_checksum_start_offset(skb) + skb->csum_offset == coff)
+		return true;
+	return proto == IPPROTO_UDP && skb_is_gso(skb) &&
+	       (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_TUNNEL_CSUM);
+}
+
+/*
  * Translate the packet in skb (network header at skb_network_offset) with
  * x: its address when inside the source prefix, and the matching address
  * of a header quoted in an ICMPv6 error. same_ident: translate a quoted
@@ -191,7 +213,12 @@ static inline bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
 		/* only adjust-transport puts the pseudo-header change here */
 		if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
 			pseudo = 0;
-		if (partial)
+		/* ... and only if the pseudo-header has the address we changed */
+		if (pseudo && thoff > nhoff + sizeof(struct ipv6hdr) &&
+		    !ila_pseudo_uses_addr(skb->data + nhoff, thoff - nhoff,
+					  x->aoff == ILA_IP6_DADDR_OFF))
+			pseudo = 0;
+		if (partial && ila_csum_seed(skb, coff, proto))
 			ila_l4_csum_fix(skb->data + coff, pseudo, 1, 1, false);
 		else if (pseudo || payload)
 			tot = ila_add16(tot, ila_l4_csum_fix(skb->data + coff,

@@ -225,6 +225,48 @@ EXPORT_SYMBOL_GPL(nf_ila_map_lookup);
 
 /* ---- netlink helpers ----------------------------------------------------- */
 
+static const struct genl_multicast_group nf_ila_map_mcgrps[] = {
+	{ .name = ILA_MAP_MCGRP_EVENTS },
+};
+
+/*
+ * Tell the "events" group (ilactl monitor) what a successful command
+ * changed, as the command itself: cmd, the map's name, NAME2 of a swap, the
+ * entry written or removed (REPLACE when an entry was replaced). Called
+ * under mn->lock; builds nothing while no one listens.
+ */
+static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
+			      const char *name2,
+			      const struct nf_ila_map_entry *e, bool replaced)
+{
+	struct net *net = genl_info_net(info);
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&nf_ila_map_family, net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, info->snd_portid, info->snd_seq,
+			  &nf_ila_map_family, 0, cmd);
+	if (!hdr ||
+	    nla_put_string(skb, ILA_MAP_A_NAME, name) ||
+	    (name2 && nla_put_string(skb, ILA_MAP_A_NAME2, name2)) ||
+	    (e && (nla_put_u64_64bit(skb, ILA_MAP_A_IDENT, (__force u64)e->ident,
+				     ILA_MAP_A_PAD) ||
+		   (cmd == ILA_MAP_CMD_NEWENTRY &&
+		    (nla_put_u64_64bit(skb, ILA_MAP_A_LOCATOR,
+				       (__force u64)e->locator, ILA_MAP_A_PAD) ||
+		     nla_put_u8(skb, ILA_MAP_A_CSUM_MODE, e->csum_mode))))) ||
+	    (replaced && nla_put_flag(skb, ILA_MAP_A_REPLACE))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_KERNEL);
+}
+
 static struct netlink_range_validation nf_ila_map_max_range __ro_after_init = {
 	.min = 1,
 	.max = ILA_MAP_LIMIT_MAX_ENTRIES,
@@ -409,6 +451,7 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 	}
 	list_add_tail(&map->list, &mn->maps);
 	mn->count++;
+	nf_ila_map_notify(info, ILA_MAP_CMD_NEWMAP, map->name, NULL, NULL, false);
 	mutex_unlock(&mn->lock);
 	return 0;
 
@@ -438,6 +481,8 @@ static int nf_ila_map_cmd_delmap(struct sk_buff *skb, struct genl_info *info)
 				    "map is in use by ip6tables rules");
 		err = -EBUSY;
 	} else {
+		nf_ila_map_notify(info, ILA_MAP_CMD_DELMAP, map->name, NULL,
+				  NULL, false);
 		list_del(&map->list);
 		mn->count--;
 		nf_ila_map_release(map);
@@ -490,33 +535,46 @@ static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb
 }
 
 /* Deletes every entry; readers see each entry until it is unlinked. */
-static void nf_ila_map_flush_locked(struct nf_ila_map *map)
+/*
+ * Call fn on every entry of map's table (mn->lock held), rescheduling now
+ * and then. A resize rewinds the walk, so fn may see an entry twice.
+ */
+static void nf_ila_map_walk_locked(struct nf_ila_map *map,
+				   void (*fn)(struct rhashtable *ht,
+					      struct nf_ila_map_entry *e))
 {
 	struct rhashtable *ht = nf_ila_map_ht(map);
 	struct rhashtable_iter iter;
 	struct nf_ila_map_entry *e;
-	unsigned int n;
+	unsigned int n = 0;
 
-	while (atomic_read(&ht->nelems)) {
-		rhashtable_walk_enter(ht, &iter);
-		rhashtable_walk_start(&iter);
-		n = 0;
-		while ((e = rhashtable_walk_next(&iter)) != NULL) {
-			if (IS_ERR(e))
-				continue;	/* resized: rewound */
-			if (rhashtable_remove_fast(ht, &e->node,
-						   nf_ila_map_params))
-				continue;
-			call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
-			if (++n % 1024 == 0) {
-				rhashtable_walk_stop(&iter);
-				cond_resched();
-				rhashtable_walk_start(&iter);
-			}
+	rhashtable_walk_enter(ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((e = rhashtable_walk_next(&iter)) != NULL) {
+		if (IS_ERR(e))
+			continue;	/* resized: rewound */
+		fn(ht, e);
+		if (++n % 1024 == 0) {
+			rhashtable_walk_stop(&iter);
+			cond_resched();
+			rhashtable_walk_start(&iter);
 		}
-		rhashtable_walk_stop(&iter);
-		rhashtable_walk_exit(&iter);
 	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+}
+
+static void nf_ila_map_entry_remove(struct rhashtable *ht,
+				    struct nf_ila_map_entry *e)
+{
+	if (!rhashtable_remove_fast(ht, &e->node, nf_ila_map_params))
+		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
+}
+
+static void nf_ila_map_flush_locked(struct nf_ila_map *map)
+{
+	while (atomic_read(&nf_ila_map_ht(map)->nelems))
+		nf_ila_map_walk_locked(map, nf_ila_map_entry_remove);
 }
 
 /*
@@ -560,6 +618,7 @@ static int nf_ila_map_cmd_swap(struct sk_buff *skb, struct genl_info *info)
 	tb = nf_ila_map_tbl(b);
 	rcu_assign_pointer(a->tbl, tb);
 	rcu_assign_pointer(b->tbl, ta);
+	nf_ila_map_notify(info, ILA_MAP_CMD_SWAP, a->name, b->name, NULL, false);
 out:
 	mutex_unlock(&mn->lock);
 	return err;
@@ -575,10 +634,19 @@ static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
 	if (IS_ERR(map))
 		err = PTR_ERR(map);
-	else
+	else {
 		nf_ila_map_flush_locked(map);
+		nf_ila_map_notify(info, ILA_MAP_CMD_FLUSH, map->name, NULL,
+				  NULL, false);
+	}
 	mutex_unlock(&mn->lock);
 	return err;
+}
+
+static void nf_ila_map_entry_reset(struct rhashtable *ht,
+				   struct nf_ila_map_entry *e)
+{
+	atomic64_set(&e->hits, 0);
 }
 
 /*
@@ -589,10 +657,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 					 struct genl_info *info)
 {
 	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
-	struct rhashtable_iter iter;
-	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
-	unsigned int n = 0;
 	int cpu;
 
 	mutex_lock(&mn->lock);
@@ -607,20 +672,9 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 		WRITE_ONCE(st->hits, 0);
 		WRITE_ONCE(st->misses, 0);
 	}
-	rhashtable_walk_enter(nf_ila_map_ht(map), &iter);
-	rhashtable_walk_start(&iter);
-	while ((e = rhashtable_walk_next(&iter)) != NULL) {
-		if (IS_ERR(e))
-			continue;	/* resized: rewound, visits again */
-		atomic64_set(&e->hits, 0);
-		if (++n % 1024 == 0) {
-			rhashtable_walk_stop(&iter);
-			cond_resched();
-			rhashtable_walk_start(&iter);
-		}
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
+	nf_ila_map_walk_locked(map, nf_ila_map_entry_reset);
+	nf_ila_map_notify(info, ILA_MAP_CMD_RESET_COUNTERS, map->name, NULL,
+			  NULL, false);
 	mutex_unlock(&mn->lock);
 	return 0;
 }
@@ -667,6 +721,8 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 						      &e->node,
 						      nf_ila_map_params);
 			if (!err) {
+				nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY,
+						  map->name, NULL, e, true);
 				call_rcu(&old->rcu, nf_ila_map_entry_free_rcu);
 				e = NULL;
 			}
@@ -682,8 +738,11 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = rhashtable_lookup_insert_fast(nf_ila_map_ht(map), &e->node,
 					    nf_ila_map_params);
-	if (!err)
+	if (!err) {
+		nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY, map->name, NULL, e,
+				  false);
 		e = NULL;
+	}
 	else if (err == -EEXIST)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
 				    "identifier already mapped (use replace)");
@@ -731,8 +790,11 @@ static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 	err = IS_ERR(e) ? PTR_ERR(e) :
 	      rhashtable_remove_fast(nf_ila_map_ht(map), &e->node,
 				     nf_ila_map_params);
-	if (!err)
+	if (!err) {
+		nf_ila_map_notify(info, ILA_MAP_CMD_DELENTRY, map->name, NULL,
+				  e, false);
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
+	}
 	mutex_unlock(&mn->lock);
 	return err;
 }
@@ -898,6 +960,8 @@ static struct genl_family nf_ila_map_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= nf_ila_map_ops,
 	.n_ops		= ARRAY_SIZE(nf_ila_map_ops),
+	.mcgrps		= nf_ila_map_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(nf_ila_map_mcgrps),
 };
 
 /* ---- netns --------------------------------------------------------------- */

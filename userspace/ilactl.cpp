@@ -48,6 +48,7 @@ struct Output {
 
 const char kUsage[] =
 	"Usage: ilactl [-j [-p]] [-s] [-n NETNS] map|hook COMMAND ...\n"
+	"       ilactl [-j] [-v] [-n NETNS] monitor\n"
 	"       ilactl [-v] [-f] [-n NETNS] -b FILE|-\n"
 	"\n"
 	"Commands (the maps of the current network namespace):\n"
@@ -75,6 +76,8 @@ const char kUsage[] =
 	"                                    entries, then hooks, as commands for restore\n"
 	"  restore [-exist] [FILE]           apply what save printed (FILE or stdin);\n"
 	"                                    -exist: update what exists instead of failing\n"
+	"  monitor                           print every map change as the command that\n"
+	"                                    makes it (replayable with -b), until killed\n"
 	"\n"
 	"HOOK: prerouting, input, output, postrouting.\n"
 	"(prerouting and output translate the destination, default priority -250, before\n"
@@ -230,6 +233,63 @@ int run_command(const ila::Command &cmd, const Output &o)
 		break;
 	}
 	return write_stdout(o.pretty ? ila::pretty_json(out) : out);
+}
+
+// The words of "map add|replace ... csum-mode M", "map del ...": what
+// monitor prints for an event, so it can be replayed with -b.
+std::string event_text(const ila::Command &c)
+{
+	std::string s = ila::describe(c);
+	if (c.op == ila::Op::Add || c.op == ila::Op::Replace)
+		s += " csum-mode " + std::string(ila::csum_mode_name(c.csum_mode.value_or(0)));
+	return s;
+}
+
+std::string event_json(const ila::Command &c)
+{
+	static const char *const kNames[] = {"create", "destroy", "list", "add", "replace", "del",
+					     "get", "show", "flush", "stats", "swap", "reset-counters"};
+	std::string s = "{\"event\":\"" + std::string(kNames[int(c.op)]) + "\",\"name\":" +
+			ila::json_str(c.map);
+	switch (c.op) {
+	case ila::Op::Swap:
+		s += ",\"name2\":" + ila::json_str(c.map2);
+		break;
+	case ila::Op::Add:
+	case ila::Op::Replace:
+		s += ",\"identifier\":\"" + ila::format_half(c.ident) + "\",\"locator\":\"" +
+		     ila::format_half(c.locator) + "\",\"csum_mode\":\"" +
+		     std::string(ila::csum_mode_name(c.csum_mode.value_or(0))) + "\"";
+		break;
+	case ila::Op::Del:
+		s += ",\"identifier\":\"" + ila::format_half(c.ident) + "\"";
+		break;
+	default:
+		break;
+	}
+	return s + "}";
+}
+
+// ilactl monitor: one line per change (JSON: one object per line).
+int run_monitor(const std::vector<std::string_view> &words, const Output &o, bool verbose)
+{
+	if (words.size() > 1) {
+		usage_error("monitor: unexpected \"" + std::string(words[1]) + "\"");
+		return kExitUsage;
+	}
+	ila::IlaMapClient client;
+	int rc = 0;
+	client.monitor(
+		[&] {
+			if (verbose)
+				std::cerr << "ilactl: monitoring map changes" << std::endl;
+		},
+		[&](const ila::Command &c) {
+			rc = write_stdout((o.json ? event_json(c) : event_text(c)) + "\n");
+			return rc == 0;
+		},
+		[&] { std::cerr << "ilactl: monitor: events lost (receive buffer overrun)" << std::endl; });
+	return rc;
 }
 
 // -n NAME: run in the network namespace NAME of `ip netns` (as ip -n).
@@ -547,9 +607,11 @@ int main(int argc, char **argv)
 			return run_save(words);
 		if (words[0] == "restore")
 			return run_restore(words, verbose);
+		if (words[0] == "monitor")
+			return run_monitor(words, o, verbose);
 		if (words[0] != "map") {
 			usage_error("unknown object \"" + std::string(words[0]) +
-				    "\" (expected \"map\" or \"hook\")");
+				    "\" (expected map, hook, save, restore or monitor)");
 			return kExitUsage;
 		}
 		ila::Command cmd;

@@ -376,4 +376,66 @@ static inline __u16 ila_l4_csum_fix(void *field, __u16 delta, int partial,
 	return ila_sub16(nv, old);
 }
 
+/*
+ * Whether the transport checksum's pseudo-header holds the address that a
+ * translation of the IPv6 header's destination (dst) or source (!dst)
+ * changes. pkt: the IPv6 header; hlen: it and every extension header
+ * before the L4 header (all present). It does not when
+ *  - dst: a Routing header still has segments left: the pseudo-header uses
+ *    the final destination (RFC 8200 8.1), not the current one;
+ *  - src: a Destination Options header carries a Home Address option
+ *    (RFC 6275 6.3): the pseudo-header uses the home address.
+ * Then the translation must leave the L4 checksum alone.
+ */
+#define ILA_NH_HOP	0
+#define ILA_NH_ROUTING	43
+#define ILA_NH_FRAGMENT	44
+#define ILA_NH_AH	51
+#define ILA_NH_DEST	60
+#define ILA_OPT_HAO	201
+
+static inline int ila_pseudo_uses_addr(const __u8 *pkt, unsigned int hlen, int dst)
+{
+	unsigned int off = 40, len, o;
+	__u8 nh = pkt[6];
+
+	while (off + 8 <= hlen) {
+		switch (nh) {
+		case ILA_NH_HOP:
+		case ILA_NH_ROUTING:
+		case ILA_NH_DEST:
+			len = (pkt[off + 1] + 1u) * 8;
+			break;
+		case ILA_NH_AH:
+			len = (pkt[off + 1] + 2u) * 4;
+			break;
+		case ILA_NH_FRAGMENT:
+			len = 8;
+			break;
+		default:
+			return 1;
+		}
+		if (off + len > hlen)
+			return 1;
+		if (dst && nh == ILA_NH_ROUTING && pkt[off + 3])
+			return 0;
+		if (!dst && nh == ILA_NH_DEST) {
+			for (o = off + 2; o < off + len;) {
+				if (pkt[o] == 0) {	/* Pad1 */
+					o++;
+					continue;
+				}
+				if (o + 1 >= off + len)
+					break;
+				if (pkt[o] == ILA_OPT_HAO)
+					return 0;
+				o += 2u + pkt[o + 1];
+			}
+		}
+		nh = pkt[off];
+		off += len;
+	}
+	return 1;
+}
+
 #endif /* _NFILR_COMMON_ILA_CSUM_H */

@@ -288,6 +288,97 @@ teardown() {
 	ila_flush
 }
 
+# vxlan_pair ZERO : an IPv6 VXLAN between the client (fd77::1) and the
+# server's SIR address (fd77::2), over the translation; ZERO=1: zero outer
+# UDP checksums (udp6zerocsumtx/rx) on both ends.
+vxlan_pair() {
+	local z=()
+	[ "$1" = 1 ] && z=(udp6zerocsumtx udp6zerocsumrx)
+	in_ns "$client" ip link del vx0 2>/dev/null || true
+	in_ns "$server" ip link del vx0 2>/dev/null || true
+	ip -n "$client" link add vx0 type vxlan id 77 dstport 4789 local fd00:1::2 \
+		remote "$ILA_SIR_HOST" dev c0 "${z[@]}"
+	ip -n "$server" link add vx0 type vxlan id 77 dstport 4789 local "$ILA_SIR_HOST" \
+		remote fd00:1::2 dev s0 "${z[@]}"
+	ip -n "$client" addr add fd77::1/64 dev vx0 nodad
+	ip -n "$server" addr add fd77::2/64 dev vx0 nodad
+	ip -n "$client" link set vx0 up
+	ip -n "$server" link set vx0 up
+}
+
+@test "ILA: a locally sent IPv6 VXLAN through OUTPUT/INPUT rules, GSO and checksum offload on: outer checksums right, zero stays zero" {
+	ila_topo
+	# The client's VXLAN hands the target CHECKSUM_PARTIAL skbs whose
+	# partial checksum is the INNER one (or GSO tunnel packets): the outer
+	# UDP checksum is final (or a GSO seed, or zero). The router's devices
+	# complete everything in software, so the server verifies it all.
+	ila_offload "$client" c0 on
+	ila_offload "$server" s0 on
+	local m zero back port=5400 c s
+	for zero in 0 1; do
+		vxlan_pair $zero
+		for m in adjust-transport neutral-map; do
+			echo "# zero outer checksum: $zero, $m" >&3
+			back=
+			[ "$m" = neutral-map ] && back="--direction ila2sir"
+			ila_flush
+			in_ns "$client" ip6tables -t mangle -A OUTPUT -d "$ILA_SIR_PFX" -j ILA \
+				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
+			in_ns "$client" ip6tables -t mangle -A INPUT -s "$ILA_LOC_PFX" -j ILA --translate src \
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
+			in_ns "$server" ip6tables -t mangle -A PREROUTING -d "$ILA_LOC_PFX" -j ILA \
+				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
+			in_ns "$server" ip6tables -t mangle -A POSTROUTING -s "$ILA_SIR_PFX" -j ILA --translate src \
+				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
+			c=$(csum_errors "$client") s=$(csum_errors "$server")
+			port=$((port + 1))
+			ila_tcp "$client" "$server" fd77::2 "$port" 300000
+			ila_udp "$client" "$server" fd77::2 "$port" 3000
+			ila_tcp "$server" "$client" fd77::1 "$port" 100000
+			in_ns "$client" ping -6 -q -c 2 -i 0.2 -W 5 fd77::2 >/dev/null
+			[ "$(csum_errors "$client")" = "$c" ]
+			[ "$(csum_errors "$server")" = "$s" ]
+			# the tunnel really went through the rules
+			[ "$(ila_count "$client" ip6tables OUTPUT)" -gt 10 ]
+			[ "$(ila_count "$server" ip6tables PREROUTING)" -gt 10 ]
+		done
+		if [ $zero = 1 ]; then
+			# what the router forwards still has a zero UDP checksum
+			local d=$BATS_TEST_TMPDIR/vx
+			ila_capture_start "$router" r1 "$d" udp dst port 4789
+			local cap=$CAP_PID
+			in_ns "$client" ping -6 -q -c 1 -W 5 fd77::2 >/dev/null
+			wait "$cap"
+			[ "$(ila_pcap_word "$d" 23)" = 0000 ]
+		fi
+	done
+	ila_flush
+}
+
+@test "ILA: a segment address behind a Routing header with segments left: translated, the L4 checksum (final destination) left alone" {
+	ila_topo
+	# The client sends to fd00:2::2 (the server's own address) through the
+	# segment $ILA_SIR_HOST (SRv6, inline SRH): the router translates the
+	# segment SIR->LOC, and the server, owning the LOC address, processes
+	# the SRH and delivers to the final destination. The TCP/UDP
+	# pseudo-header holds the final destination throughout: a translation
+	# that "fixed" the checksum for the segment address would break it.
+	ip -n "$server" -6 addr add 3333:0:0:1::5/128 dev lo
+	in_ns "$server" sysctl -qw net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.s0.seg6_enabled=1
+	ip -n "$client" -6 route add fd00:2::2/128 encap seg6 mode inline segs "$ILA_SIR_HOST" \
+		via fd00:1::1 dev c0
+	in_ns "$router" ip6tables -t mangle -A PREROUTING -d "$ILA_SIR_PFX" -j ILA \
+		--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode adjust-transport
+	local c s
+	c=$(csum_errors "$client") s=$(csum_errors "$server")
+	ila_udp "$client" "$server" fd00:2::2 5500 300
+	ila_tcp "$client" "$server" fd00:2::2 5501 20000
+	[ "$(csum_errors "$client")" = "$c" ]
+	[ "$(csum_errors "$server")" = "$s" ]
+	[ "$(ila_count "$router" ip6tables PREROUTING)" -gt 3 ]
+	ila_flush
+}
+
 # ---- module lifetime ---------------------------------------------------------
 
 @test "ILA: rmmod is refused while a rule uses the target" {

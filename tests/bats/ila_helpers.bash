@@ -212,3 +212,9 @@ ila_pcap_word() {
 	read -ra w <<<"$(ila_pcap_words "$1")"
 	echo "${w[$2]}"
 }
+
+# csum_errors NS : TCP + UDPv6 + ICMPv6 checksum errors counted by NS's stack
+csum_errors() {
+	in_ns "$1" nstat -asz TcpInCsumErrors Udp6InCsumErrors Icmp6InCsumErrors |
+		awk '$1 ~ /CsumErrors$/ { n += $2 } END { print n + 0 }'
+}

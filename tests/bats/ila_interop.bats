@@ -50,12 +50,6 @@ ila_kdel() {
 	ip -n "$server" ila del loc_match 3333:0:0:1 2>/dev/null || true
 }
 
-# csum_errors NS : TCP + UDPv6 + ICMPv6 checksum errors counted by NS's stack
-csum_errors() {
-	in_ns "$1" nstat -asz TcpInCsumErrors Udp6InCsumErrors Icmp6InCsumErrors |
-		awk '$1 ~ /CsumErrors$/ { n += $2 } END { print n + 0 }'
-}
-
 # traffic DST PORT : TCP (content compared), UDP and ping from the client to
 # DST on the server; neither stack counted a checksum error.
 traffic() {

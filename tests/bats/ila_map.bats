@@ -206,6 +206,54 @@ router_rule() {
 	[ "$(map_field hosts entries)" -eq 3 ]
 }
 
+@test "monitor: every change comes out as the command that makes it, and replays into the same map" {
+	ns_create router copy
+	local ev=$BATS_TEST_TMPDIR/events
+	ip netns exec "$router" ilactl -v monitor >"$ev" 2>"$ev.err" &
+	local mon=$!
+	wait_until 10 grep -q 'monitoring map changes' "$ev.err"
+	rctl map create hosts
+	rctl map add hosts 0:0:0:1 2001:db8:1:0
+	rctl map add hosts 0:0:0:2 2001:db8:2:0 csum-mode neutral-map
+	rctl map replace hosts 0:0:0:1 2001:db8:3:0
+	printf 'map add hosts 0:0:0:3 2001:db8:1:0 csum-mode rfc6296\nmap del hosts 0:0:0:2\n' | rctl -b -
+	run rctl map del hosts 0:0:0:9	# fails: no event
+	rctl map create spare
+	rctl map swap hosts spare
+	rctl map swap hosts spare
+	rctl map reset-counters hosts
+	rctl map flush spare
+	rctl map destroy spare
+	wait_until 10 grep -qx 'map destroy spare' "$ev"
+	kill "$mon"
+	diff -u - "$ev" <<-'EOF'
+	map create hosts
+	map add hosts 0:0:0:1 2001:db8:1:0 csum-mode adjust-transport
+	map add hosts 0:0:0:2 2001:db8:2:0 csum-mode neutral-map
+	map replace hosts 0:0:0:1 2001:db8:3:0 csum-mode adjust-transport
+	map add hosts 0:0:0:3 2001:db8:1:0 csum-mode rfc6296
+	map del hosts 0:0:0:2
+	map create spare
+	map swap hosts spare
+	map swap hosts spare
+	map reset-counters hosts
+	map flush spare
+	map destroy spare
+	EOF
+	# the events are a batch file: replayed elsewhere, the same map
+	in_ns "$copy" ilactl -b "$ev"
+	[ "$(in_ns "$copy" ilactl map show hosts | sort)" = "$(rctl map show hosts | sort)" ]
+	# JSON: one object per line, per netns (the copy's changes are not seen here)
+	ip netns exec "$router" ilactl -j -v monitor >"$ev.json" 2>"$ev.err2" &
+	mon=$!
+	wait_until 10 grep -q 'monitoring map changes' "$ev.err2"
+	in_ns "$copy" ilactl map flush hosts
+	rctl map del hosts 0:0:0:3
+	wait_until 10 grep -q . "$ev.json"
+	kill "$mon"
+	[ "$(jq -c . "$ev.json")" = '{"event":"del","name":"hosts","identifier":"0:0:0:3"}' ]
+}
+
 @test "without CAP_NET_ADMIN in the netns's user namespace: changes refused, reads allowed" {
 	ns_create router
 	rctl map create hosts

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <vector>
 
+#include "command.h"
 #include "ila_hook_client.h"
 #include "ila_map_client.h"
 #include "ila_notation.h"
@@ -45,6 +46,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 			auto e = ila::parse_entry(nlh);
 			sink += ila::format_half(e.ident).size() + ila::format_half(e.locator).size() +
 				ila::csum_mode_name(e.csum_mode).size();
+		} catch (const ila::NetlinkError &) {
+		}
+		try {
+			auto c = ila::parse_event(nlh);
+			sink += ila::describe(c).size();
 		} catch (const ila::NetlinkError &) {
 		}
 		try {

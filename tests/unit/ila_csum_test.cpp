@@ -532,3 +532,72 @@ TEST(IlaRoundTrip, ManPageExample)
 }
 
 } // namespace
+
+// ---- which address the pseudo-header holds (extension headers) --------------
+
+namespace {
+
+// An IPv6 header whose next header is FIRST, followed by EXT.
+std::vector<std::uint8_t> ip6_with(std::uint8_t first, const std::vector<std::uint8_t> &ext)
+{
+	std::vector<std::uint8_t> p(40, 0);
+	p[0] = 0x60;
+	p[6] = first;
+	p.insert(p.end(), ext.begin(), ext.end());
+	return p;
+}
+
+} // namespace
+
+TEST(IlaPseudoHeader, PlainTransportUsesBothAddresses)
+{
+	auto p = ip6_with(17, {});
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 1), 1);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 0), 1);
+}
+
+TEST(IlaPseudoHeader, RoutingHeaderWithSegmentsLeftHidesTheDestination)
+{
+	// SRH (type 4), hdr ext len 2 (one segment), segments left 1, then UDP
+	std::vector<std::uint8_t> srh(24, 0);
+	srh[0] = 17;
+	srh[1] = 2;
+	srh[2] = 4;
+	srh[3] = 1;
+	auto p = ip6_with(43, srh);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 1), 0);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 0), 1); // the source is in it
+	p[40 + 3] = 0; // segments left 0: the destination is final
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 1), 1);
+	// behind a Hop-by-Hop header
+	std::vector<std::uint8_t> hbh = {43, 0, 1, 4, 0, 0, 0, 0};
+	hbh.insert(hbh.end(), srh.begin(), srh.end());
+	auto q = ip6_with(0, hbh);
+	EXPECT_EQ(ila_pseudo_uses_addr(q.data(), unsigned(q.size()), 1), 0);
+}
+
+TEST(IlaPseudoHeader, HomeAddressOptionHidesTheSource)
+{
+	// Destination Options: Pad1 Pad1 PadN(2) HAO(16) -> 24 bytes (len 2)
+	std::vector<std::uint8_t> dopt = {17, 2, 0, 0, 1, 0, 201, 16};
+	dopt.resize(24, 0xab);
+	auto p = ip6_with(60, dopt);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 0), 0);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 1), 1);
+	// another option of the same size is no home address
+	p[40 + 6] = 0x1e;
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 0), 1);
+}
+
+TEST(IlaPseudoHeader, TruncatedOrBogusHeadersAreTakenAsPlain)
+{
+	std::vector<std::uint8_t> srh = {17, 200, 4, 1, 0, 0, 0, 0}; // claims 1608 bytes
+	auto p = ip6_with(43, srh);
+	EXPECT_EQ(ila_pseudo_uses_addr(p.data(), unsigned(p.size()), 1), 1);
+	std::vector<std::uint8_t> dopt = {17, 0, 201}; // option runs past the header
+	dopt.resize(8, 0);
+	dopt[2] = 1;
+	dopt[3] = 200;
+	auto q = ip6_with(60, dopt);
+	EXPECT_EQ(ila_pseudo_uses_addr(q.data(), unsigned(q.size()), 0), 1);
+}

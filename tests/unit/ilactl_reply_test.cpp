@@ -97,6 +97,42 @@ TEST(IlactlReply, ResetCountersCommand)
 	EXPECT_THROW(ila::parse_command({"map", "reset-counters", "hosts", "x"}), ila::UsageError);
 }
 
+TEST(IlactlReply, EventsAreTheCommandsThatMadeThem)
+{
+	std::vector<char> b;
+	auto ev = [&](std::uint8_t cmd, auto fill) {
+		auto *nlh = reply(b, fill);
+		static_cast<genlmsghdr *>(mnl_nlmsg_get_payload(const_cast<nlmsghdr *>(nlh)))->cmd = cmd;
+		return ila::parse_event(nlh);
+	};
+	auto c = ev(ILA_MAP_CMD_NEWENTRY, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "hosts");
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, htobe64(0x11));
+		mnl_attr_put_u64(n, ILA_MAP_A_LOCATOR, htobe64(0x20010db800010000ull));
+		mnl_attr_put_u8(n, ILA_MAP_A_CSUM_MODE, ILA_MAP_CSUM_RFC6296);
+		mnl_attr_put(n, ILA_MAP_A_REPLACE, 0, nullptr);
+	});
+	EXPECT_EQ(c.op, ila::Op::Replace);
+	EXPECT_EQ(ila::describe(c), "map replace hosts 0:0:0:11 2001:db8:1:0");
+	EXPECT_EQ(c.csum_mode.value_or(0), ILA_MAP_CSUM_RFC6296);
+	c = ev(ILA_MAP_CMD_DELENTRY, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "hosts");
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, htobe64(0x11));
+	});
+	EXPECT_EQ(ila::describe(c), "map del hosts 0:0:0:11");
+	c = ev(ILA_MAP_CMD_SWAP, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a");
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME2, "b");
+	});
+	EXPECT_EQ(ila::describe(c), "map swap a b");
+	// malformed: no name, no identifier, unknown command
+	EXPECT_THROW(ev(ILA_MAP_CMD_NEWMAP, [](nlmsghdr *) {}), ila::NetlinkError);
+	EXPECT_THROW(ev(ILA_MAP_CMD_DELENTRY, [](nlmsghdr *n) { mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a"); }),
+		     ila::NetlinkError);
+	EXPECT_THROW(ev(99, [](nlmsghdr *n) { mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a"); }),
+		     ila::NetlinkError);
+}
+
 TEST(IlactlJson, PrettyIndentsAndKeepsStrings)
 {
 	EXPECT_EQ(ila::pretty_json("[]\n"), "[]\n");

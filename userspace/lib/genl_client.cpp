@@ -52,6 +52,22 @@ GenlClient::GenlClient(std::string family, std::string module, std::uint32_t min
 			    mnl_attr_validate(at[CTRL_ATTR_FAMILY_ID], MNL_TYPE_U16) == 0)
 				family_ = mnl_attr_get_u16(at[CTRL_ATTR_FAMILY_ID]);
 			version_ = get_u32(at[CTRL_ATTR_VERSION]);
+			const nlattr *grps = at[CTRL_ATTR_MCAST_GROUPS];
+			if (!grps || mnl_attr_validate(grps, MNL_TYPE_NESTED) < 0)
+				return;
+			const char *end = static_cast<const char *>(mnl_attr_get_payload(grps)) +
+					  mnl_attr_get_payload_len(grps);
+			for (auto *g = static_cast<const nlattr *>(mnl_attr_get_payload(grps));
+			     mnl_attr_ok(g, int(end - reinterpret_cast<const char *>(g)));
+			     g = mnl_attr_next(g)) {
+				if (mnl_attr_validate(g, MNL_TYPE_NESTED) < 0)
+					continue;
+				auto ga = nested_attrs<CTRL_ATTR_MCAST_GRP_MAX>(g);
+				std::string n = get_str(ga[CTRL_ATTR_MCAST_GRP_NAME]);
+				std::uint32_t id = get_u32(ga[CTRL_ATTR_MCAST_GRP_ID]);
+				if (!n.empty() && id)
+					groups_.emplace_back(n, id);
+			}
 		});
 	} catch (const NetlinkError &e) {
 		if (e.code().value() == ENOENT)
@@ -66,6 +82,15 @@ GenlClient::GenlClient(std::string family, std::string module, std::uint32_t min
 		throw NetlinkError(EPROTONOSUPPORT, "kernel's " + name_ + " family is version " +
 							    std::to_string(version_) + ", need " +
 							    std::to_string(min_version));
+}
+
+std::uint32_t GenlClient::mcast_group(const std::string &name) const
+{
+	for (const auto &[n, id] : groups_)
+		if (n == name)
+			return id;
+	throw NetlinkError(ENOENT, "generic netlink family " + name_ + " has no multicast group " +
+					   name + " (module too old?)");
 }
 
 nlmsghdr *GenlClient::put(char *buf, std::uint8_t cmd, std::uint16_t flags,

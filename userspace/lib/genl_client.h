@@ -35,6 +35,9 @@ public:
 	bool transact(const std::string &op) { return transact(op, [](const nlmsghdr *) {}); }
 
 	std::uint16_t family_id() const { return family_; }
+	// The id of the family's multicast group NAME; NetlinkError(ENOENT)
+	// when the kernel's family has none of that name (an older module).
+	std::uint32_t mcast_group(const std::string &name) const;
 	std::uint32_t family_version() const { return version_; }
 	MnlSocket &socket() { return sock_; }
 	std::uint32_t next_seq() { return ++seq_; }
@@ -45,6 +48,7 @@ private:
 	std::string name_;
 	std::uint16_t family_ = 0;
 	std::uint32_t version_ = 0;
+	std::vector<std::pair<std::string, std::uint32_t>> groups_;
 	std::uint32_t seq_ = 0;
 	std::vector<char> buf_;
 	std::vector<char> rxbuf_;

@@ -65,6 +65,51 @@ Entry parse_entry(const nlmsghdr *nlh)
 	return e;
 }
 
+Command parse_event(const nlmsghdr *nlh)
+{
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(genlmsghdr))
+		throw NetlinkError(EPROTO, "event without a generic netlink header");
+	const auto *g = static_cast<const genlmsghdr *>(mnl_nlmsg_get_payload(nlh));
+	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
+	auto name = [&](int type, const char *what) {
+		const nlattr *a = at[type];
+		if (!a || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+		    !valid_map_name(mnl_attr_get_str(a)))
+			throw NetlinkError(EPROTO, std::string("event without a valid ") + what);
+		return std::string(mnl_attr_get_str(a));
+	};
+	Command c;
+	c.map = name(ILA_MAP_A_NAME, "map name");
+	switch (g->cmd) {
+	case ILA_MAP_CMD_NEWMAP: c.op = Op::Create; break;
+	case ILA_MAP_CMD_DELMAP: c.op = Op::Destroy; break;
+	case ILA_MAP_CMD_FLUSH: c.op = Op::Flush; break;
+	case ILA_MAP_CMD_RESET_COUNTERS: c.op = Op::ResetCounters; break;
+	case ILA_MAP_CMD_SWAP:
+		c.op = Op::Swap;
+		c.map2 = name(ILA_MAP_A_NAME2, "second map name");
+		break;
+	case ILA_MAP_CMD_NEWENTRY:
+	case ILA_MAP_CMD_DELENTRY: {
+		Entry e;
+		e.ident = be64toh(need_u64(at[ILA_MAP_A_IDENT], "identifier"));
+		c.ident = e.ident;
+		if (g->cmd == ILA_MAP_CMD_DELENTRY) {
+			c.op = Op::Del;
+			break;
+		}
+		e = parse_entry(nlh);
+		c.op = at[ILA_MAP_A_REPLACE] ? Op::Replace : Op::Add;
+		c.locator = e.locator;
+		c.csum_mode = e.csum_mode;
+		break;
+	}
+	default:
+		throw NetlinkError(EPROTO, "unknown event " + std::to_string(g->cmd));
+	}
+	return c;
+}
+
 namespace {
 
 std::string what_map(const std::string &verb, const std::string &map)
@@ -226,6 +271,37 @@ std::vector<Entry> IlaMapClient::show(const std::string &map)
 		if (attempt == 4)
 			throw NetlinkError(EAGAIN, what_map("show", map) +
 							   ": dump interrupted by table resizes 5 times");
+	}
+}
+
+void IlaMapClient::monitor(const std::function<void()> &ready,
+			   const std::function<bool(const Command &)> &fn,
+			   const std::function<void()> &lost)
+{
+	const std::string op = "monitor ILA_MAP events";
+	MnlSocket &sock = genl_.socket();
+	sock.join(genl_.mcast_group(ILA_MAP_MCGRP_EVENTS), op);
+	sock.set_buffers(0, 8 * 1024 * 1024);
+	ready();
+	std::vector<char> rx(kRxSize);
+	for (;;) {
+		std::size_t n;
+		try {
+			n = sock.recv(rx.data(), rx.size(), op);
+		} catch (const NetlinkError &e) {
+			if (e.code().value() != ENOBUFS)
+				throw;
+			lost();
+			continue;
+		}
+		int len = int(n);
+		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rx.data()); nlmsg_fits(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_type != genl_.family_id())
+				continue;
+			if (!fn(parse_event(nlh)))
+				return;
+		}
 	}
 }
 

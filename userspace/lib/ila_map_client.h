@@ -34,6 +34,10 @@ struct Entry {
 // answer needs (name; identifier, locator) is missing or malformed.
 MapInfo parse_map(const nlmsghdr *nlh);
 Entry parse_entry(const nlmsghdr *nlh);
+// A message of the "events" multicast group as the command that made the
+// change (add or replace with its csum-mode, del, create, ...);
+// NetlinkError(EPROTO) when malformed.
+Command parse_event(const nlmsghdr *nlh);
 
 class IlaMapClient {
 public:
@@ -54,6 +58,11 @@ public:
 	void flush(const std::string &map);
 	// Runs a write command (create, destroy, add, replace, del, flush).
 	void execute(const Command &cmd);
+	// Joins the "events" group, calls READY, then FN for every change made
+	// in this netns until FN returns false; LOST when the kernel dropped
+	// events (the socket's receive buffer overran).
+	void monitor(const std::function<void()> &ready, const std::function<bool(const Command &)> &fn,
+		     const std::function<void()> &lost);
 
 	std::uint16_t family_id() const { return genl_.family_id(); }
 	std::uint32_t family_version() const { return genl_.family_version(); }

@@ -103,6 +103,13 @@ std::size_t MnlSocket::recv(void *buf, std::size_t len, const std::string &op)
 	}
 }
 
+void MnlSocket::join(std::uint32_t group, const std::string &op)
+{
+	int g = int(group);
+	if (mnl_socket_setsockopt(sock_.get(), NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0)
+		throw NetlinkError(errno, op);
+}
+
 void MnlSocket::set_buffers(int sndbuf, int rcvbuf)
 {
 	int fd = mnl_socket_get_fd(sock_.get());

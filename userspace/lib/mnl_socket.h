@@ -61,6 +61,8 @@ public:
 	std::size_t recv(void *buf, std::size_t len, const std::string &op);
 	// Best-effort socket buffer sizes (SO_*BUFFORCE when permitted).
 	void set_buffers(int sndbuf, int rcvbuf);
+	// Joins multicast group GROUP; throws NetlinkError(OP).
+	void join(std::uint32_t group, const std::string &op);
 
 private:
 	struct Closer {

@@ -33,6 +33,14 @@
 #define ILA_MAP_GENL_NAME	"ILA_MAP"
 #define ILA_MAP_GENL_VERSION	1
 
+/*
+ * Multicast group of the family: every successful change (NEWMAP, DELMAP,
+ * FLUSH, SWAP, NEWENTRY with REPLACE when it replaced, DELENTRY,
+ * RESET_COUNTERS) is sent to it as the command, with the map's NAME (and
+ * NAME2, IDENT, LOCATOR, CSUM_MODE as they apply).
+ */
+#define ILA_MAP_MCGRP_EVENTS	"events"
+
 /* map names: 1..31 characters from [A-Za-z0-9_.-], NUL-terminated */
 #define ILA_MAP_NAMSIZ		32
 
