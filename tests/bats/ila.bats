@@ -332,9 +332,9 @@ vxlan_pair() {
 				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
 			c=$(csum_errors "$client") s=$(csum_errors "$server")
 			port=$((port + 1))
-			ila_tcp "$client" "$server" fd77::2 "$port" 300000
+			ila_tcp "$client" "$server" fd77::2 "$port" 100000
 			ila_udp "$client" "$server" fd77::2 "$port" 3000
-			ila_tcp "$server" "$client" fd77::1 "$port" 100000
+			ila_tcp "$server" "$client" fd77::1 "$port" 50000
 			in_ns "$client" ping -6 -q -c 2 -i 0.2 -W 5 fd77::2 >/dev/null
 			[ "$(csum_errors "$client")" = "$c" ]
 			[ "$(csum_errors "$server")" = "$s" ]
