@@ -19,6 +19,7 @@
 
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/ratelimit.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
@@ -88,6 +89,10 @@ struct nf_ila_map {
 	atomic_t			dumps;	/* entry dumps walking tbl */
 	char				name[ILA_MAP_NAMSIZ];
 	struct rcu_work			free_work;
+	/* NOTIFY_MISS: misses to the "events" group, rate-limited */
+	bool				notify_miss;
+	struct ratelimit_state		miss_rs;
+	possible_net_t			net;
 };
 
 struct nf_ila_map_net {
@@ -204,6 +209,8 @@ void nf_ila_map_put(struct nf_ila_map *map)
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_put);
 
+static void nf_ila_map_notify_miss(struct nf_ila_map *map, __be64 ident);
+
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		       struct nf_ila_map_result *res)
 {
@@ -213,6 +220,8 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 			      nf_ila_map_params);
 	if (!e) {
 		this_cpu_inc(map->stats->misses);
+		if (unlikely(map->notify_miss))
+			nf_ila_map_notify_miss(map, ident);
 		return false;
 	}
 	this_cpu_inc(map->stats->hits);
@@ -267,6 +276,31 @@ static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
 	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_KERNEL);
 }
 
+/* A packet's lookup of ident missed: MISS to "events" (packet path). */
+static void nf_ila_map_notify_miss(struct nf_ila_map *map, __be64 ident)
+{
+	struct net *net = read_pnet(&map->net);
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&nf_ila_map_family, net, 0) ||
+	    !__ratelimit(&map->miss_rs))
+		return;
+	skb = genlmsg_new(nla_total_size(ILA_MAP_NAMSIZ) +
+			  nla_total_size_64bit(sizeof(u64)), GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &nf_ila_map_family, 0, ILA_MAP_CMD_MISS);
+	if (!hdr || nla_put_string(skb, ILA_MAP_A_NAME, map->name) ||
+	    nla_put_u64_64bit(skb, ILA_MAP_A_IDENT, (__force u64)ident,
+			      ILA_MAP_A_PAD)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_ATOMIC);
+}
+
 static struct netlink_range_validation nf_ila_map_max_range __ro_after_init = {
 	.min = 1,
 	.max = ILA_MAP_LIMIT_MAX_ENTRIES,
@@ -287,6 +321,7 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 	[ILA_MAP_A_NAME2]	= { .type = NLA_NUL_STRING,
 				    .len = ILA_MAP_NAMSIZ - 1 },
 	[ILA_MAP_A_HITS]	= { .type = NLA_REJECT },
+	[ILA_MAP_A_NOTIFY_MISS]	= { .type = NLA_FLAG },
 };
 
 static bool nf_ila_map_name_ok(const char *name)
@@ -351,7 +386,8 @@ static int nf_ila_map_fill_map(struct sk_buff *skb, u32 portid, u32 seq,
 			atomic_read(&nf_ila_map_ht(map)->nelems)) ||
 	    nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES,
 			nf_ila_map_tbl(map)->max_entries) ||
-	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->rules)))
+	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->rules)) ||
+	    (map->notify_miss && nla_put_flag(skb, ILA_MAP_A_NOTIFY_MISS)))
 		goto cancel;
 	nest = nla_nest_start(skb, ILA_MAP_A_STATS);
 	if (!nest ||
@@ -437,6 +473,11 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 	RCU_INIT_POINTER(map->tbl, tbl);
 	nla_strscpy(map->name, name_attr, sizeof(map->name));
 	refcount_set(&map->refcnt, 1);
+	map->notify_miss = nla_get_flag(info->attrs[ILA_MAP_A_NOTIFY_MISS]);
+	ratelimit_state_init(&map->miss_rs, HZ, 100);
+	/* no "callbacks suppressed" lines in the kernel log */
+	ratelimit_set_flags(&map->miss_rs, RATELIMIT_MSG_ON_RELEASE);
+	write_pnet(&map->net, genl_info_net(info));
 
 	mutex_lock(&mn->lock);
 	if (nf_ila_map_find(mn, map->name)) {

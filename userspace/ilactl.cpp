@@ -52,7 +52,9 @@ const char kUsage[] =
 	"       ilactl [-v] [-f] [-n NETNS] -b FILE|-\n"
 	"\n"
 	"Commands (the maps of the current network namespace):\n"
-	"  map create NAME [max-entries N]   new empty map (default max-entries 16777216)\n"
+	"  map create NAME [max-entries N] [notify-miss]\n"
+	"                                    new empty map (default max-entries 16777216);\n"
+	"                                    notify-miss: monitor sees identifiers not found\n"
 	"  map destroy NAME                  delete a map (refused while a rule uses it)\n"
 	"  map list                          maps with entries, rules and counters\n"
 	"  map add NAME IDENT LOCATOR [csum-mode MODE]\n"
@@ -116,7 +118,8 @@ std::string map_json(const ila::MapInfo &m)
 	return "{\"name\":" + ila::json_str(m.name) + ",\"entries\":" + std::to_string(m.entries) +
 	       ",\"max_entries\":" + std::to_string(m.max_entries) +
 	       ",\"rules\":" + std::to_string(m.rules) + ",\"lookups\":" + std::to_string(m.lookups) +
-	       ",\"hits\":" + std::to_string(m.hits) + ",\"misses\":" + std::to_string(m.misses) + "}";
+	       ",\"hits\":" + std::to_string(m.hits) + ",\"misses\":" + std::to_string(m.misses) +
+	       ",\"notify_miss\":" + (m.notify_miss ? "true" : "false") + "}";
 }
 
 std::string map_text(const ila::MapInfo &m)
@@ -124,7 +127,7 @@ std::string map_text(const ila::MapInfo &m)
 	return m.name + " entries " + std::to_string(m.entries) + " max-entries " +
 	       std::to_string(m.max_entries) + " rules " + std::to_string(m.rules) + " lookups " +
 	       std::to_string(m.lookups) + " hits " + std::to_string(m.hits) + " misses " +
-	       std::to_string(m.misses);
+	       std::to_string(m.misses) + (m.notify_miss ? " notify-miss" : "");
 }
 
 std::string entry_json(const ila::Entry &e)
@@ -247,8 +250,10 @@ std::string event_text(const ila::Command &c)
 
 std::string event_json(const ila::Command &c)
 {
-	static const char *const kNames[] = {"create", "destroy", "list", "add", "replace", "del",
-					     "get", "show", "flush", "stats", "swap", "reset-counters"};
+	static const char *const kNames[] = {"create", "destroy", "list",  "add",
+					     "replace", "del",     "get",   "show",
+					     "flush",  "stats",   "swap",  "reset-counters",
+					     "miss"};
 	std::string s = "{\"event\":\"" + std::string(kNames[int(c.op)]) + "\",\"name\":" +
 			ila::json_str(c.map);
 	switch (c.op) {
@@ -262,6 +267,7 @@ std::string event_json(const ila::Command &c)
 		     std::string(ila::csum_mode_name(c.csum_mode.value_or(0))) + "\"";
 		break;
 	case ila::Op::Del:
+	case ila::Op::Miss:
 		s += ",\"identifier\":\"" + ila::format_half(c.ident) + "\"";
 		break;
 	default:
@@ -422,7 +428,8 @@ int run_save(const std::vector<std::string_view> &words)
 			names.push_back(m.name);
 	for (const auto &n : names) {
 		auto info = maps.stats(n);
-		out += "map create " + n + " max-entries " + std::to_string(info.max_entries) + "\n";
+		out += "map create " + n + " max-entries " + std::to_string(info.max_entries) +
+		       (info.notify_miss ? " notify-miss" : "") + "\n";
 		for (const auto &e : maps.show(n))
 			out += "map add " + n + " " + entry_text(e) + "\n";
 	}

@@ -370,6 +370,25 @@ router_rule() {
 	[ "$status" -ne 0 ]
 	[ "$(map_field hosts misses)" -gt "$m0" ]
 	[ "$(in_ns "$router" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ {print $1}')" -gt 0 ]
+	# notify-miss: monitor sees each identifier not found, as a comment
+	local ev=$BATS_TEST_TMPDIR/ev
+	in_ns "$router" ip6tables -t mangle -F PREROUTING
+	rctl map destroy hosts
+	rctl map create hosts notify-miss
+	rctl map stats hosts | grep -q ' notify-miss$'
+	[ "$(map_field hosts notify_miss)" = true ]
+	rctl save | grep -qx 'map create hosts max-entries 16777216 notify-miss'
+	rctl map add hosts $ID_A 2001:db8:1:0
+	srv_hold srv1 "$HOST_A"
+	router_rule --miss drop
+	ip netns exec "$router" ilactl -v monitor >"$ev" 2>"$ev.err" &
+	local mon=$!
+	wait_until 10 grep -q 'monitoring map changes' "$ev.err"
+	run in_ns "$client" ping -q -c 3 -i 0.2 -W 1 $HOST_MISS
+	in_ns "$client" ping -q -c 1 -W 2 $HOST_A	# a hit: no event
+	wait_until 10 test "$(grep -c '^# miss hosts 0:0:0:99$' "$ev")" -eq 3
+	kill "$mon"
+	[ "$(wc -l <"$ev")" -eq 3 ]
 }
 
 @test "--map rules: save/restore round trip on both backends, nft shows them, no native translation" {

@@ -125,6 +125,19 @@ TEST(IlactlReply, EventsAreTheCommandsThatMadeThem)
 		mnl_attr_put_strz(n, ILA_MAP_A_NAME2, "b");
 	});
 	EXPECT_EQ(ila::describe(c), "map swap a b");
+	c = ev(ILA_MAP_CMD_MISS, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "hosts");
+		mnl_attr_put_u64(n, ILA_MAP_A_IDENT, htobe64(0x99));
+	});
+	EXPECT_EQ(c.op, ila::Op::Miss);
+	EXPECT_EQ(ila::describe(c), "# miss hosts 0:0:0:99"); // a comment for -b
+	auto cr = ila::parse_command({"map", "create", "hosts", "notify-miss", "max-entries", "10"});
+	EXPECT_TRUE(cr.notify_miss);
+	EXPECT_EQ(cr.max_entries.value_or(0), 10u);
+	EXPECT_THROW(ila::parse_command({"map", "create", "h", "notify-miss", "notify-miss"}),
+		     ila::UsageError);
+	EXPECT_THROW(ila::parse_command({"map", "add", "h", "0:0:0:1", "1:2:3:4", "notify-miss"}),
+		     ila::UsageError);
 	// malformed: no name, no identifier, unknown command
 	EXPECT_THROW(ev(ILA_MAP_CMD_NEWMAP, [](nlmsghdr *) {}), ila::NetlinkError);
 	EXPECT_THROW(ev(ILA_MAP_CMD_DELENTRY, [](nlmsghdr *n) { mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a"); }),

@@ -16,7 +16,7 @@ struct Verb {
 };
 
 constexpr Verb kVerbs[] = {
-	{"create", Op::Create, "NAME [max-entries N]"},
+	{"create", Op::Create, "NAME [max-entries N] [notify-miss]"},
 	{"destroy", Op::Destroy, "NAME"},
 	{"list", Op::List, ""},
 	{"add", Op::Add, "NAME IDENT LOCATOR [csum-mode MODE]"},
@@ -153,6 +153,8 @@ Command parse_command(const std::vector<std::string_view> &words)
 				usage(*verb, "bad csum-mode \"" + std::string(m) +
 						     "\": use adjust-transport, neutral-map, "
 						     "none, neutral-map-auto or rfc6296");
+		} else if (cmd.op == Op::Create && key == "notify-miss" && !cmd.notify_miss) {
+			cmd.notify_miss = true;
 		} else if (cmd.op == Op::Create && key == "max-entries" && !cmd.max_entries) {
 			std::string_view m = need("max-entries value");
 			auto v = parse_uint(m, 1, ILA_MAP_LIMIT_MAX_ENTRIES);
@@ -169,6 +171,8 @@ Command parse_command(const std::vector<std::string_view> &words)
 
 std::string describe(const Command &cmd)
 {
+	if (cmd.op == Op::Miss) // a comment line in a batch file
+		return "# miss " + cmd.map + " " + format_half(cmd.ident);
 	std::string s = "map " + std::string(verb_of(cmd.op).name);
 	if (cmd.op != Op::List)
 		s += " " + cmd.map;

@@ -11,7 +11,8 @@
 
 namespace ila {
 
-enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats, Swap, ResetCounters };
+enum class Op { Create, Destroy, List, Add, Replace, Del, Get, Show, Flush, Stats, Swap, ResetCounters,
+		Miss /* an event only */ };
 
 struct Command {
 	Op op = Op::List;
@@ -21,6 +22,7 @@ struct Command {
 	std::uint64_t locator = 0; // host order
 	std::optional<std::uint8_t> csum_mode;
 	std::optional<std::uint32_t> max_entries;
+	bool notify_miss = false; // create
 
 	bool is_write() const;
 };

@@ -39,6 +39,7 @@ MapInfo parse_map(const nlmsghdr *nlh)
 	m.entries = get_u32(at[ILA_MAP_A_ENTRIES]);
 	m.max_entries = get_u32(at[ILA_MAP_A_MAX_ENTRIES]);
 	m.rules = get_u32(at[ILA_MAP_A_RULES]);
+	m.notify_miss = at[ILA_MAP_A_NOTIFY_MISS] != nullptr;
 	if (const nlattr *st = at[ILA_MAP_A_STATS]) {
 		if (mnl_attr_validate(st, MNL_TYPE_NESTED) < 0)
 			throw NetlinkError(EPROTO, "reply with malformed statistics");
@@ -85,6 +86,10 @@ Command parse_event(const nlmsghdr *nlh)
 	case ILA_MAP_CMD_DELMAP: c.op = Op::Destroy; break;
 	case ILA_MAP_CMD_FLUSH: c.op = Op::Flush; break;
 	case ILA_MAP_CMD_RESET_COUNTERS: c.op = Op::ResetCounters; break;
+	case ILA_MAP_CMD_MISS:
+		c.op = Op::Miss;
+		c.ident = be64toh(need_u64(at[ILA_MAP_A_IDENT], "identifier"));
+		break;
 	case ILA_MAP_CMD_SWAP:
 		c.op = Op::Swap;
 		c.map2 = name(ILA_MAP_A_NAME2, "second map name");
@@ -194,6 +199,8 @@ std::size_t IlaMapClient::build_request(char *buf, const Command &cmd, std::uint
 		mnl_attr_put_strz(nlh, ILA_MAP_A_NAME2, cmd.map2.c_str());
 	if (cmd.op == Op::Create && cmd.max_entries)
 		mnl_attr_put_u32(nlh, ILA_MAP_A_MAX_ENTRIES, *cmd.max_entries);
+	if (cmd.op == Op::Create && cmd.notify_miss)
+		mnl_attr_put(nlh, ILA_MAP_A_NOTIFY_MISS, 0, nullptr);
 	if (cmd.op == Op::Add || cmd.op == Op::Replace || cmd.op == Op::Del)
 		mnl_attr_put_u64(nlh, ILA_MAP_A_IDENT, htobe64(cmd.ident));
 	if (cmd.op == Op::Add || cmd.op == Op::Replace) {

@@ -22,6 +22,7 @@ struct MapInfo {
 	std::string name;
 	std::uint32_t entries = 0, max_entries = 0, rules = 0;
 	std::uint64_t lookups = 0, hits = 0, misses = 0;
+	bool notify_miss = false;
 };
 
 struct Entry {

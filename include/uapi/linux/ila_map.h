@@ -37,7 +37,9 @@
  * Multicast group of the family: every successful change (NEWMAP, DELMAP,
  * FLUSH, SWAP, NEWENTRY with REPLACE when it replaced, DELENTRY,
  * RESET_COUNTERS) is sent to it as the command, with the map's NAME (and
- * NAME2, IDENT, LOCATOR, CSUM_MODE as they apply).
+ * NAME2, IDENT, LOCATOR, CSUM_MODE as they apply); for a map created with
+ * NOTIFY_MISS, a MISS (NAME, IDENT) for an identifier a packet did not
+ * find, at most 100 a second per map.
  */
 #define ILA_MAP_MCGRP_EVENTS	"events"
 
@@ -59,6 +61,7 @@ enum ila_map_cmd {
 	ILA_MAP_CMD_GETENTRY,
 	ILA_MAP_CMD_SWAP,
 	ILA_MAP_CMD_RESET_COUNTERS,	/* NAME: map and per-entry counters to 0 */
+	ILA_MAP_CMD_MISS,	/* event only: NAME IDENT missed (NOTIFY_MISS) */
 	__ILA_MAP_CMD_MAX,
 };
 #define ILA_MAP_CMD_MAX		(__ILA_MAP_CMD_MAX - 1)
@@ -77,6 +80,8 @@ enum ila_map_attr {
 	ILA_MAP_A_REPLACE,	/* flag: NEWENTRY may replace an entry */
 	ILA_MAP_A_NAME2,	/* NUL string: SWAP's second map */
 	ILA_MAP_A_HITS,		/* u64, reply only: packets that hit the entry */
+	ILA_MAP_A_NOTIFY_MISS,	/* flag: NEWMAP/GETMAP: lookups that miss are
+				 * sent to "events" as MISS (at most 100/s) */
 	__ILA_MAP_A_MAX,
 };
 #define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)
