@@ -214,9 +214,14 @@ static bool rtc_unlink(struct rtc_net *rn, struct rtc_entry *e)
 static u32 rtc_gen6(const struct net *net)
 {
 #if IS_ENABLED(CONFIG_IPV6)
-	/* Any IPv6 route or rule change in the netns moves one of these. */
-	return (u32)atomic_read(&net->ipv6.fib6_sernum) +
-	       (u32)rt_genid_ipv6(net);
+	/*
+	 * Rule changes and flushes move the IPv6 route generation. Route
+	 * changes are the per-route cookie's job (dst_check): they bump the
+	 * serial number of the fib6 nodes they affect. Not the netns-wide
+	 * fib6_sernum, which also moves on every PMTU exception and redirect
+	 * and would drop every entry each time.
+	 */
+	return (u32)rt_genid_ipv6(net);
 #else
 	return 0;
 #endif
