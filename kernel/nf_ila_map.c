@@ -575,7 +575,6 @@ static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb
 	return skb->len;
 }
 
-/* Deletes every entry; readers see each entry until it is unlinked. */
 /*
  * Call fn on every entry of map's table (mn->lock held), rescheduling now
  * and then. A resize rewinds the walk, so fn may see an entry twice.
@@ -612,6 +611,7 @@ static void nf_ila_map_entry_remove(struct rhashtable *ht,
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
 }
 
+/* Deletes every entry; readers see each entry until it is unlinked. */
 static void nf_ila_map_flush_locked(struct nf_ila_map *map)
 {
 	while (atomic_read(&nf_ila_map_ht(map)->nelems))
@@ -783,10 +783,10 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 		nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY, map->name, NULL, e,
 				  false);
 		e = NULL;
-	}
-	else if (err == -EEXIST)
+	} else if (err == -EEXIST) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_IDENT],
 				    "identifier already mapped (use replace)");
+	}
 out_unlock:
 	mutex_unlock(&mn->lock);
 	if (e)

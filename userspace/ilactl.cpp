@@ -250,11 +250,7 @@ std::string event_text(const ila::Command &c)
 
 std::string event_json(const ila::Command &c)
 {
-	static const char *const kNames[] = {"create", "destroy", "list",  "add",
-					     "replace", "del",     "get",   "show",
-					     "flush",  "stats",   "swap",  "reset-counters",
-					     "miss"};
-	std::string s = "{\"event\":\"" + std::string(kNames[int(c.op)]) + "\",\"name\":" +
+	std::string s = "{\"event\":\"" + std::string(ila::op_name(c.op)) + "\",\"name\":" +
 			ila::json_str(c.map);
 	switch (c.op) {
 	case ila::Op::Swap:

@@ -186,12 +186,6 @@ static inline int ila_pfx_host_bits_clear(const __u8 pfx[16], unsigned int len)
 	return 1;
 }
 
-/*
- * Fill x for one rule. src and dst are the 16-byte prefixes (host bits
- * clear, checked by the caller), len their common length (1..64), mode an
- * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
- * source, dir an ILA_DIR_* (used by neutral-map only).
- */
 /* The part of ila_xlat_init() after the prefixes: d = sum(dst) - sum(src). */
 static inline void ila_xlat_finish(struct ila_xlat *x, __u16 d, unsigned int len,
 				   unsigned int mode, int translate_src,
@@ -216,6 +210,12 @@ static inline void ila_xlat_finish(struct ila_xlat *x, __u16 d, unsigned int len
 	x->pad = 0;
 }
 
+/*
+ * Fill x for one rule. src and dst are the 16-byte prefixes (host bits
+ * clear, checked by the caller), len their common length (1..64), mode an
+ * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
+ * source, dir an ILA_DIR_* (used by neutral-map only).
+ */
 static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
 				 const __u8 dst[16], unsigned int len,
 				 unsigned int mode, int translate_src,

@@ -169,6 +169,11 @@ Command parse_command(const std::vector<std::string_view> &words)
 	return cmd;
 }
 
+std::string_view op_name(Op op)
+{
+	return op == Op::Miss ? "miss" : verb_of(op).name;
+}
+
 std::string describe(const Command &cmd)
 {
 	if (cmd.op == Op::Miss) // a comment line in a batch file

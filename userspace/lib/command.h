@@ -41,6 +41,9 @@ Command parse_command(const std::vector<std::string_view> &words);
 // Splits a line at blanks (space, tab); '#' starts a comment.
 std::vector<std::string_view> split_words(std::string_view line);
 
+// The command word of OP ("add", "reset-counters"; "miss" for the event).
+std::string_view op_name(Op op);
+
 // "map add m1 0:0:0:1" style text of a command, for messages.
 std::string describe(const Command &cmd);
 

@@ -26,16 +26,22 @@ std::uint64_t need_u64(const nlattr *a, const char *what)
 	return mnl_attr_get_u64(a);
 }
 
+// The map name in attribute A, or EPROTO naming WHAT.
+std::string need_name(const nlattr *a, const char *what)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+	    !valid_map_name(mnl_attr_get_str(a)))
+		throw NetlinkError(EPROTO, std::string("reply without a valid ") + what);
+	return mnl_attr_get_str(a);
+}
+
 } // namespace
 
 MapInfo parse_map(const nlmsghdr *nlh)
 {
 	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
 	MapInfo m;
-	if (!at[ILA_MAP_A_NAME] || mnl_attr_validate(at[ILA_MAP_A_NAME], MNL_TYPE_NUL_STRING) < 0 ||
-	    !valid_map_name(mnl_attr_get_str(at[ILA_MAP_A_NAME])))
-		throw NetlinkError(EPROTO, "reply without a valid map name");
-	m.name = mnl_attr_get_str(at[ILA_MAP_A_NAME]);
+	m.name = need_name(at[ILA_MAP_A_NAME], "map name");
 	m.entries = get_u32(at[ILA_MAP_A_ENTRIES]);
 	m.max_entries = get_u32(at[ILA_MAP_A_MAX_ENTRIES]);
 	m.rules = get_u32(at[ILA_MAP_A_RULES]);
@@ -72,15 +78,8 @@ Command parse_event(const nlmsghdr *nlh)
 		throw NetlinkError(EPROTO, "event without a generic netlink header");
 	const auto *g = static_cast<const genlmsghdr *>(mnl_nlmsg_get_payload(nlh));
 	auto at = genl_attrs<ILA_MAP_A_MAX>(nlh);
-	auto name = [&](int type, const char *what) {
-		const nlattr *a = at[type];
-		if (!a || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
-		    !valid_map_name(mnl_attr_get_str(a)))
-			throw NetlinkError(EPROTO, std::string("event without a valid ") + what);
-		return std::string(mnl_attr_get_str(a));
-	};
 	Command c;
-	c.map = name(ILA_MAP_A_NAME, "map name");
+	c.map = need_name(at[ILA_MAP_A_NAME], "map name");
 	switch (g->cmd) {
 	case ILA_MAP_CMD_NEWMAP: c.op = Op::Create; break;
 	case ILA_MAP_CMD_DELMAP: c.op = Op::Destroy; break;
@@ -92,19 +91,16 @@ Command parse_event(const nlmsghdr *nlh)
 		break;
 	case ILA_MAP_CMD_SWAP:
 		c.op = Op::Swap;
-		c.map2 = name(ILA_MAP_A_NAME2, "second map name");
+		c.map2 = need_name(at[ILA_MAP_A_NAME2], "second map name");
 		break;
-	case ILA_MAP_CMD_NEWENTRY:
-	case ILA_MAP_CMD_DELENTRY: {
-		Entry e;
-		e.ident = be64toh(need_u64(at[ILA_MAP_A_IDENT], "identifier"));
-		c.ident = e.ident;
-		if (g->cmd == ILA_MAP_CMD_DELENTRY) {
-			c.op = Op::Del;
-			break;
-		}
-		e = parse_entry(nlh);
+	case ILA_MAP_CMD_DELENTRY:
+		c.op = Op::Del;
+		c.ident = be64toh(need_u64(at[ILA_MAP_A_IDENT], "identifier"));
+		break;
+	case ILA_MAP_CMD_NEWENTRY: {
+		Entry e = parse_entry(nlh);
 		c.op = at[ILA_MAP_A_REPLACE] ? Op::Replace : Op::Add;
+		c.ident = e.ident;
 		c.locator = e.locator;
 		c.csum_mode = e.csum_mode;
 		break;
@@ -322,12 +318,13 @@ BatchSender::BatchSender(IlaMapClient &client, std::size_t batch_bytes, bool for
 
 bool BatchSender::add(const Command &cmd, std::size_t line)
 {
-	if (lost_ || (!failures_.empty() && !force_))
+	if (stopped())
 		return false;
-	if (len_ + IlaMapClient::kMaxRequest > buf_.size() && !flush() && !force_)
-		return false;
-	if (lost_)
-		return false;
+	if (len_ + IlaMapClient::kMaxRequest > buf_.size()) {
+		flush();
+		if (stopped())
+			return false;
+	}
 	std::uint32_t seq = client_.next_seq();
 	if (lines_.empty())
 		first_seq_ = seq;
@@ -340,9 +337,9 @@ bool BatchSender::add(const Command &cmd, std::size_t line)
 
 bool BatchSender::finish()
 {
-	if (lost_ || (!failures_.empty() && !force_))
-		return false;
-	return flush() && failures_.empty();
+	if (!stopped())
+		flush();
+	return failures_.empty();
 }
 
 bool BatchSender::flush()

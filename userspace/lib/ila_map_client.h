@@ -113,6 +113,8 @@ public:
 
 private:
 	bool flush();
+	// Nothing more is sent: answers were lost, or a batch failed (without force).
+	bool stopped() const { return lost_ || (!failures_.empty() && !force_); }
 
 	IlaMapClient &client_;
 	std::vector<char> buf_;

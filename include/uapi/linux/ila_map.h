@@ -80,8 +80,7 @@ enum ila_map_attr {
 	ILA_MAP_A_REPLACE,	/* flag: NEWENTRY may replace an entry */
 	ILA_MAP_A_NAME2,	/* NUL string: SWAP's second map */
 	ILA_MAP_A_HITS,		/* u64, reply only: packets that hit the entry */
-	ILA_MAP_A_NOTIFY_MISS,	/* flag: NEWMAP/GETMAP: lookups that miss are
-				 * sent to "events" as MISS (at most 100/s) */
+	ILA_MAP_A_NOTIFY_MISS,	/* flag, NEWMAP/GETMAP: misses go to "events" */
 	__ILA_MAP_A_MAX,
 };
 #define ILA_MAP_A_MAX		(__ILA_MAP_A_MAX - 1)
