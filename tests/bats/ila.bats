@@ -379,6 +379,47 @@ vxlan_pair() {
 	ila_flush
 }
 
+@test "ILA: --translate src on a hand-built packet with a Home Address option: source translated, the L4 checksum (home address) left alone" {
+	ila_topo
+	# The server sends from its locator address to the client, once as
+	# plain UDP and once with a Destination Options header carrying a
+	# Home Address option (the mobile node's home address is the
+	# pseudo-header's source, RFC 6275 6.3). The router's POSTROUTING rule
+	# translates the source LOC->SIR (adjust-transport): the plain packet's
+	# checksum must follow the new source, the HAO packet's must not move.
+	local loc_host=3333:0:0:1::5 home=2001:db8:0:99::7 d sent got tool w
+	tool=$BATS_TEST_DIRNAME/udp6_raw.pl
+	ip -n "$server" -6 addr add "$loc_host/128" dev lo
+	in_ns "$router" ip6tables -t mangle -A POSTROUTING -s "$ILA_LOC_PFX" -j ILA \
+		--translate src --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode adjust-transport
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/hao.XXXX")
+
+	ila_capture_start "$router" r0 "$d/plain.pcap" ip6 and src host "$ILA_SIR_HOST"
+	local p=$CAP_PID
+	sent=$(in_ns "$server" perl "$tool" "$loc_host" fd00:1::2 5600 5601)
+	wait "$p"
+	got=$(ila_pcap_word "$d/plain.pcap" 23)
+	echo "# plain UDP: udp check $sent -> $got" >&3
+	[ "$(ila_pcap_addr "$d/plain.pcap" src)" = "$(ila_expand "$ILA_SIR_HOST")" ]
+	[ "$((16#$got))" != "$((16#$sent))" ]
+	run tcpdump -r "$d/plain.pcap" -nn -vv
+	[[ $output == *"udp sum ok"* ]]
+
+	ila_capture_start "$router" r0 "$d/hao.pcap" ip6 and src host "$ILA_SIR_HOST"
+	p=$CAP_PID
+	sent=$(in_ns "$server" perl "$tool" "$loc_host" fd00:1::2 5600 5601 "$home")
+	wait "$p"
+	# IPv6 header 20 words, Destination Options 12, UDP checksum 4th word
+	got=$(ila_pcap_word "$d/hao.pcap" 35)
+	echo "# with HAO $home: udp check $sent -> $got" >&3
+	[ "$(ila_pcap_addr "$d/hao.pcap" src)" = "$(ila_expand "$ILA_SIR_HOST")" ]
+	w=$(ila_pcap_word "$d/hao.pcap" 3)
+	[ "${w:0:2}" = 3c ] # next header 60: Destination Options
+	[ "$((16#$got))" = "$((16#$sent))" ]
+	[ "$(ila_count "$router" ip6tables POSTROUTING)" = 2 ]
+	ila_flush
+}
+
 # ---- module lifetime ---------------------------------------------------------
 
 @test "ILA: rmmod is refused while a rule uses the target" {
