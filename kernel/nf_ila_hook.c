@@ -57,6 +57,7 @@ struct nf_ila_hook {
 	u8				csum_mode;
 	u8				dir;
 	bool				miss_drop;
+	bool				miss_notify;
 	u8				src_pfx[16];
 	u8				dst_pfx[16];
 	char				name[ILA_HOOK_NAMSIZ];
@@ -102,8 +103,11 @@ static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(h->map, ident, &res))
+	if (!nf_ila_map_lookup(h->map, ident, &res)) {
+		if (h->miss_notify)
+			nf_ila_map_miss_notify(h->map, ident);
 		return false;
+	}
 	ila_xlat_init64(mx, addr, (const u8 *)&res.locator, res.csum_mode,
 			h->translate, h->dir);
 	return true;
@@ -218,6 +222,7 @@ static const struct nla_policy nf_ila_hook_policy[ILA_HOOK_A_MAX + 1] = {
 	[ILA_HOOK_A_DIRECTION]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[ILA_HOOK_A_MAP]	= { .type = NLA_NUL_STRING, .len = ILA_MAP_NAMSIZ - 1 },
 	[ILA_HOOK_A_MISS_DROP]	= { .type = NLA_FLAG },
+	[ILA_HOOK_A_MISS_NOTIFY] = { .type = NLA_FLAG },
 };
 
 static bool nf_ila_hook_name_ok(const char *name)
@@ -291,6 +296,7 @@ static int nf_ila_hook_parse(struct net *net, struct genl_info *info,
 		}
 		nla_strscpy(h->map_name, a[ILA_HOOK_A_MAP], sizeof(h->map_name));
 		h->miss_drop = nla_get_flag(a[ILA_HOOK_A_MISS_DROP]);
+		h->miss_notify = nla_get_flag(a[ILA_HOOK_A_MISS_NOTIFY]);
 		h->map = nf_ila_map_get(net, h->map_name);
 		if (IS_ERR(h->map)) {
 			h->map = NULL;
@@ -303,8 +309,9 @@ static int nf_ila_hook_parse(struct net *net, struct genl_info *info,
 	} else {
 		if (GENL_REQ_ATTR_CHECK(info, ILA_HOOK_A_DST_PFX))
 			return -EINVAL;
-		if (a[ILA_HOOK_A_MISS_DROP]) {
-			NL_SET_ERR_MSG_ATTR(ext, a[ILA_HOOK_A_MISS_DROP],
+		if (a[ILA_HOOK_A_MISS_DROP] || a[ILA_HOOK_A_MISS_NOTIFY]) {
+			NL_SET_ERR_MSG_ATTR(ext, a[ILA_HOOK_A_MISS_DROP] ?:
+					    a[ILA_HOOK_A_MISS_NOTIFY],
 					    "miss needs a map");
 			return -EINVAL;
 		}
@@ -332,6 +339,9 @@ static int nf_ila_hook_parse(struct net *net, struct genl_info *info,
 	h->ops.priv = h;
 	return 0;
 }
+
+static void nf_ila_hook_notify(struct genl_info *info,
+			       const struct nf_ila_hook *h, u8 cmd);
 
 static int nf_ila_hook_cmd_new(struct sk_buff *skb, struct genl_info *info)
 {
@@ -369,6 +379,7 @@ static int nf_ila_hook_cmd_new(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 	list_add_tail(&h->list, &hn->hooks);
 	hn->count++;
+	nf_ila_hook_notify(info, h, ILA_HOOK_CMD_NEWHOOK);
 	mutex_unlock(&hn->lock);
 	return 0;
 
@@ -400,21 +411,21 @@ static int nf_ila_hook_cmd_del(struct sk_buff *skb, struct genl_info *info)
 	}
 	list_move(&h->list, &gone);
 	hn->count--;
+	nf_ila_hook_notify(info, h, ILA_HOOK_CMD_DELHOOK);
 	nf_ila_hook_release(net, &gone);
 	mutex_unlock(&hn->lock);
 	return 0;
 }
 
 static int nf_ila_hook_fill(struct sk_buff *skb, const struct nf_ila_hook *h,
-			    u32 portid, u32 seq, int flags)
+			    u32 portid, u32 seq, int flags, u8 cmd)
 {
 	struct nf_ila_hook_pcpu sum = {};
 	struct nlattr *nest;
 	void *hdr;
 	int cpu;
 
-	hdr = genlmsg_put(skb, portid, seq, &nf_ila_hook_family, flags,
-			  ILA_HOOK_CMD_GETHOOK);
+	hdr = genlmsg_put(skb, portid, seq, &nf_ila_hook_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
 	for_each_possible_cpu(cpu) {
@@ -435,7 +446,8 @@ static int nf_ila_hook_fill(struct sk_buff *skb, const struct nf_ila_hook *h,
 		goto cancel;
 	if (h->map) {
 		if (nla_put_string(skb, ILA_HOOK_A_MAP, h->map_name) ||
-		    (h->miss_drop && nla_put_flag(skb, ILA_HOOK_A_MISS_DROP)))
+		    (h->miss_drop && nla_put_flag(skb, ILA_HOOK_A_MISS_DROP)) ||
+		    (h->miss_notify && nla_put_flag(skb, ILA_HOOK_A_MISS_NOTIFY)))
 			goto cancel;
 	} else if (nla_put(skb, ILA_HOOK_A_DST_PFX, 16, h->dst_pfx) ||
 		   nla_put_u8(skb, ILA_HOOK_A_CSUM_MODE, h->csum_mode)) {
@@ -457,6 +469,32 @@ cancel:
 	return -EMSGSIZE;
 }
 
+static const struct genl_multicast_group nf_ila_hook_mcgrps[] = {
+	{ .name = ILA_HOOK_MCGRP_EVENTS },
+};
+
+/*
+ * Tell the "events" group (ilactl monitor) that hook H was added or is
+ * being deleted (CMD). Under hn->lock; builds nothing while no one listens.
+ */
+static void nf_ila_hook_notify(struct genl_info *info,
+			       const struct nf_ila_hook *h, u8 cmd)
+{
+	struct net *net = genl_info_net(info);
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&nf_ila_hook_family, net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (nf_ila_hook_fill(skb, h, info->snd_portid, info->snd_seq, 0, cmd)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast_netns(&nf_ila_hook_family, net, skb, 0, 0, GFP_KERNEL);
+}
+
 static int nf_ila_hook_cmd_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nf_ila_hook_net *hn = nf_ila_hook_pernet(genl_info_net(info));
@@ -473,7 +511,8 @@ static int nf_ila_hook_cmd_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);
 	h = nf_ila_hook_find(hn, name);
-	err = h ? nf_ila_hook_fill(msg, h, info->snd_portid, info->snd_seq, 0)
+	err = h ? nf_ila_hook_fill(msg, h, info->snd_portid, info->snd_seq, 0,
+				   ILA_HOOK_CMD_GETHOOK)
 		: -ENOENT;
 	mutex_unlock(&hn->lock);
 	if (err) {
@@ -497,7 +536,8 @@ static int nf_ila_hook_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (i++ < skip)
 			continue;
 		if (nf_ila_hook_fill(skb, h, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI)) {
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				     ILA_HOOK_CMD_GETHOOK)) {
 			i--;
 			break;
 		}
@@ -534,6 +574,8 @@ static struct genl_family nf_ila_hook_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= nf_ila_hook_ops,
 	.n_ops		= ARRAY_SIZE(nf_ila_hook_ops),
+	.mcgrps		= nf_ila_hook_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(nf_ila_hook_mcgrps),
 };
 
 /* ---- netns --------------------------------------------------------------- */

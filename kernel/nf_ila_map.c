@@ -110,6 +110,15 @@ struct nf_ila_map_dump {
 static unsigned int nf_ila_map_net_id __read_mostly;
 static struct kmem_cache *nf_ila_map_cachep __read_mostly;
 static struct workqueue_struct *nf_ila_map_wq __read_mostly;
+
+/*
+ * Per-entry hit counters on (default) or off: for hosts where many CPUs hit
+ * one identifier at line rate (the shared counter's cache line bounces), and
+ * for `make bench`, which measures what the counters cost.
+ */
+static bool entry_hits __read_mostly = true;
+module_param(entry_hits, bool, 0644);
+MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); default Y");
 static struct genl_family nf_ila_map_family __ro_after_init;
 
 static const struct rhashtable_params nf_ila_map_params = {
@@ -209,8 +218,6 @@ void nf_ila_map_put(struct nf_ila_map *map)
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_put);
 
-static void nf_ila_map_notify_miss(struct nf_ila_map *map, __be64 ident);
-
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		       struct nf_ila_map_result *res)
 {
@@ -221,11 +228,12 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 	if (!e) {
 		this_cpu_inc(map->stats->misses);
 		if (unlikely(map->notify_miss))
-			nf_ila_map_notify_miss(map, ident);
+			nf_ila_map_miss_notify(map, ident);
 		return false;
 	}
 	this_cpu_inc(map->stats->hits);
-	atomic64_inc(&e->hits);
+	if (READ_ONCE(entry_hits))
+		atomic64_inc(&e->hits);
 	res->locator = e->locator;
 	res->csum_mode = e->csum_mode;
 	return true;
@@ -276,8 +284,7 @@ static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
 	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_KERNEL);
 }
 
-/* A packet's lookup of ident missed: MISS to "events" (packet path). */
-static void nf_ila_map_notify_miss(struct nf_ila_map *map, __be64 ident)
+void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident)
 {
 	struct net *net = read_pnet(&map->net);
 	struct sk_buff *skb;
@@ -300,6 +307,7 @@ static void nf_ila_map_notify_miss(struct nf_ila_map *map, __be64 ident)
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_ATOMIC);
 }
+EXPORT_SYMBOL_GPL(nf_ila_map_miss_notify);
 
 static struct netlink_range_validation nf_ila_map_max_range __ro_after_init = {
 	.min = 1,

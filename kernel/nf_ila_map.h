@@ -37,4 +37,13 @@ void nf_ila_map_put(struct nf_ila_map *map);
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 		       struct nf_ila_map_result *res);
 
+/*
+ * nf_ila_map_miss_notify - tell ilactl monitor (the "events" group) that a
+ * packet's identifier IDENT was not found in MAP: an ILA_MAP_CMD_MISS
+ * message, at most 100 a second per map. For rules and hooks asked to
+ * report misses (maps created with NOTIFY_MISS report all of theirs).
+ * Packet path: rcu_read_lock() held, BH disabled.
+ */
+void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident);
+
 #endif /* _NF_ILA_MAP_H */

@@ -58,8 +58,11 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res))
+	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res)) {
+		if (info->flags & XT_ILA_F_MISS_NOTIFY)
+			nf_ila_map_miss_notify(ila_map_of(info), ident);
 		return false;
+	}
 	ila_xlat_init64(x, addr, (const u8 *)&res.locator, res.csum_mode, src,
 			info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
 							 ILA_DIR_SIR2ILA);
@@ -133,7 +136,8 @@ static int ila_tg6_check(const struct xt_tgchk_param *par)
 		pr_info_ratelimited("unknown flags 0x%x\n", info->flags);
 		return -EINVAL;
 	}
-	if ((info->flags & XT_ILA_F_MISS_DROP) && !(info->flags & XT_ILA_F_MAP)) {
+	if ((info->flags & (XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY)) &&
+	    !(info->flags & XT_ILA_F_MAP)) {
 		pr_info_ratelimited("--miss needs --map\n");
 		return -EINVAL;
 	}

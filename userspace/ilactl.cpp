@@ -16,11 +16,14 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
 #include <linux/ila_map.h>
 
 #ifndef NFILR_VERSION
@@ -78,14 +81,15 @@ const char kUsage[] =
 	"                                    entries, then hooks, as commands for restore\n"
 	"  restore [-exist] [FILE]           apply what save printed (FILE or stdin);\n"
 	"                                    -exist: update what exists instead of failing\n"
-	"  monitor                           print every map change as the command that\n"
-	"                                    makes it (replayable with -b), until killed\n"
+	"  monitor                           print every map and hook change as the command\n"
+	"                                    that makes it (replayable with -b), and misses\n"
+	"                                    to be notified (# miss MAP IDENT), until killed\n"
 	"\n"
 	"HOOK: prerouting, input, output, postrouting.\n"
 	"(prerouting and output translate the destination, default priority -250, before\n"
 	"conntrack; input and postrouting the source, default priority 300.)\n"
 	"T: dst, src.\n"
-	"M: accept, drop.\n"
+	"M: accept, drop, notify, drop,notify (notify: monitor sees identifiers not found).\n"
 	"D: sir2ila, ila2sir.\n"
 	"\n"
 	"IDENT and LOCATOR: ILA notation, four 16-bit hex groups (2001:db8:0:1), or a\n"
@@ -281,16 +285,36 @@ int run_monitor(const std::vector<std::string_view> &words, const Output &o, boo
 	}
 	ila::IlaMapClient client;
 	int rc = 0;
+	auto print = [&](const std::string &line) {
+		rc = write_stdout(line + "\n");
+		return rc == 0;
+	};
+	// hook changes too, where nf_ila_hook is there (resolving its family
+	// loads it); maps alone otherwise
+	std::vector<ila::IlaMapClient::OtherEvents> others;
+	std::optional<ila::IlaHookClient> hooks;
+	try {
+		hooks.emplace();
+		others.push_back({hooks->family_id(), hooks->events_group(), [&](const nlmsghdr *nlh) {
+					  auto cmd = static_cast<const genlmsghdr *>(
+							     mnl_nlmsg_get_payload(nlh))->cmd;
+					  ila::Hook h = ila::parse_hook(nlh);
+					  return print(o.json ? ila::hook_event_json(cmd, h)
+							      : ila::hook_event_text(cmd, h));
+				  }});
+	} catch (const ila::NetlinkError &e) {
+		if (verbose)
+			std::cerr << "ilactl: monitor: no hook events: " << e.what() << std::endl;
+	}
 	client.monitor(
 		[&] {
 			if (verbose)
-				std::cerr << "ilactl: monitoring map changes" << std::endl;
+				std::cerr << "ilactl: monitoring map changes"
+					  << (others.empty() ? "" : " and hook changes") << std::endl;
 		},
-		[&](const ila::Command &c) {
-			rc = write_stdout((o.json ? event_json(c) : event_text(c)) + "\n");
-			return rc == 0;
-		},
-		[&] { std::cerr << "ilactl: monitor: events lost (receive buffer overrun)" << std::endl; });
+		[&](const ila::Command &c) { return print(o.json ? event_json(c) : event_text(c)); },
+		[&] { std::cerr << "ilactl: monitor: events lost (receive buffer overrun)" << std::endl; },
+		others);
 	return rc;
 }
 

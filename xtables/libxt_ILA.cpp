@@ -53,10 +53,17 @@ constexpr name_value directions[] = {
 	{"ila2sir", XT_ILA_F_ILA2SIR},
 };
 
+/* what a miss does: accept or drop, and whether ilactl monitor hears of it */
 constexpr name_value misses[] = {
 	{"accept", 0},
 	{"drop", XT_ILA_F_MISS_DROP},
+	{"notify", XT_ILA_F_MISS_NOTIFY},
+	{"drop,notify", XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY},
+	{"accept,notify", XT_ILA_F_MISS_NOTIFY},
+	{"notify,accept", XT_ILA_F_MISS_NOTIFY},
+	{"notify,drop", XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY},
 };
+constexpr unsigned int miss_flags = XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY;
 
 constexpr name_value translations[] = {
 	{"dst", XT_ILA_TRANSLATE_DST},
@@ -187,8 +194,11 @@ void ila_help()
 "                           bits) and checksum mode come from the entry for\n"
 "                           the identifier (lower 64 bits) in the ILA map\n"
 "                           NAME of this netns (see ilactl(8))\n"
-"  --miss accept|drop       with --map, for identifiers not in the map:\n"
-"                           accept (default): continue untranslated; drop\n");
+"  --miss accept|drop[,notify]\n"
+"                           with --map, for identifiers not in the map:\n"
+"                           accept (default): continue untranslated; drop;\n"
+"                           notify: also report the identifier to ilactl\n"
+"                           monitor (at most 100/s per map); alone: accept\n");
 }
 
 const xt_option_entry ila_opts[] = {
@@ -261,7 +271,7 @@ void ila_print(const void *, const xt_entry_target *target, int)
 	if (info->flags & XT_ILA_F_MAP) {
 		std::printf(" translate %s map %.*s miss %s", name_of(translations, info->translate),
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
-			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
+			    name_of(misses, info->flags & miss_flags));
 	} else {
 		std::printf(" translate %s src-pfx %s/%u dst-pfx %s/%u csum-mode %s",
 			    name_of(translations, info->translate),
@@ -281,7 +291,7 @@ void ila_save(const void *, const xt_entry_target *target)
 		std::printf(" --map %.*s --translate %s --miss %s",
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
 			    name_of(translations, info->translate),
-			    name_of(misses, info->flags & XT_ILA_F_MISS_DROP));
+			    name_of(misses, info->flags & miss_flags));
 	} else {
 		std::printf(" --src-pfx %s/%u --dst-pfx %s/%u --translate %s --csum-mode %s",
 			    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,

@@ -163,6 +163,58 @@ hook_flush() {
 	hctl "$router" map destroy hosts
 }
 
+@test "hook: monitor reports hook add/del as replayable commands; miss notify reports identifiers not found" {
+	ila_topo
+	local ev=$BATS_TEST_TMPDIR/ev
+	ip netns exec "$router" ilactl -v monitor >"$ev" 2>"$ev.err" &
+	local mon=$!
+	wait_until 10 grep -q 'monitoring map changes and hook changes' "$ev.err"
+	hctl "$router" map create hosts
+	hctl "$router" map add hosts 0:0:0:5 3333:0:0:1
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map hosts miss drop,notify
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX" \
+		csum-mode neutral-map direction ila2sir priority 310
+	run hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	[ "$status" -eq 1 ]	# exists: no event
+	[ "$(hook_field "$router" m notify_miss)" = true ]
+	[ "$(hook_field "$router" m miss)" = drop ]
+	hctl "$router" hook list | grep -q '^m prerouting .* map hosts miss drop,notify '
+	# misses of a hook with notify: one event per packet (within 100/s)
+	run in_ns "$client" ping -6 -q -c 3 -i 0.2 -W 1 2001:db8:0:3::99
+	[ "$status" -ne 0 ]
+	in_ns "$client" ping -6 -q -c 1 -W 2 "$ILA_SIR_HOST" >/dev/null || true	# a hit: no event
+	hctl "$router" hook del back
+	wait_until 10 grep -qx 'hook del back' "$ev"
+	kill "$mon"
+	diff -u - "$ev" <<-EOF
+	map create hosts
+	map add hosts 0:0:0:5 3333:0:0:1 csum-mode adjust-transport
+	hook add m prerouting priority -250 translate dst src-pfx $ILA_SIR_PFX map hosts miss drop,notify
+	hook add back postrouting priority 310 translate src src-pfx $ILA_LOC_PFX dst-pfx $ILA_SIR_PFX csum-mode neutral-map direction ila2sir
+	# miss hosts 0:0:0:99
+	# miss hosts 0:0:0:99
+	# miss hosts 0:0:0:99
+	hook del back
+	EOF
+	# replayed in a fresh netns: the same hooks
+	ns_create copy
+	in_ns "$copy" ilactl -b "$ev"
+	[ "$(hctl "$copy" hook list | sed 's/ packets .*//')" = "$(hctl "$router" hook list | sed 's/ packets .*//')" ]
+	# JSON: hook events carry the hook list keys without counters
+	ip netns exec "$router" ilactl -j -v monitor >"$ev.json" 2>"$ev.err2" &
+	mon=$!
+	wait_until 10 grep -q 'monitoring map changes and hook changes' "$ev.err2"
+	hctl "$router" hook add n output src-pfx "$ILA_SIR_PFX" map hosts miss notify
+	hctl "$router" hook del n
+	wait_until 10 test "$(wc -l <"$ev.json")" -eq 2
+	kill "$mon"
+	[ "$(jq -c . "$ev.json" | head -1)" = '{"event":"hook add","name":"n","hook":"output","priority":-250,"translate":"dst","src_pfx":"2001:db8:0:3::/64","map":"hosts","miss":"accept","notify_miss":true,"direction":"sir2ila"}' ]
+	[ "$(jq -r .event "$ev.json" | tail -1)" = "hook del" ]
+	hook_flush
+	hctl "$copy" hook del m
+	hctl "$router" map destroy hosts
+}
+
 @test "hook: bad commands exit non-zero with a clear message and change nothing" {
 	ns_create t
 	hctl "$t" hook add keep prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64

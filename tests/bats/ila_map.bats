@@ -389,6 +389,26 @@ router_rule() {
 	wait_until 10 test "$(grep -c '^# miss hosts 0:0:0:99$' "$ev")" -eq 3
 	kill "$mon"
 	[ "$(wc -l <"$ev")" -eq 3 ]
+	# --miss drop,notify on a rule: the misses of that rule only, on a map
+	# without notify-miss
+	in_ns "$router" ip6tables -t mangle -F PREROUTING
+	rctl map destroy hosts
+	rctl map create hosts
+	rctl map add hosts $ID_A 2001:db8:1:0
+	in_ns "$router" ip6tables -t mangle -A PREROUTING -d $SIR::99/128 -j ILA --map hosts --miss drop,notify
+	router_rule --miss drop
+	in_ns "$router" ip6tables -t mangle -S PREROUTING | grep -q -- '-d '"$SIR"'::99/128 -j ILA --map hosts --translate dst --miss drop,notify$'
+	ip netns exec "$router" ilactl -v monitor >"$ev" 2>"$ev.err" &
+	mon=$!
+	wait_until 10 grep -q 'monitoring map changes' "$ev.err"
+	run in_ns "$client" ping -q -c 2 -i 0.2 -W 1 $HOST_MISS	# rule 1: notify
+	run in_ns "$client" ping -q -c 2 -i 0.2 -W 1 $SIR::98	# rule 2: silent
+	[ "$status" -ne 0 ]
+	in_ns "$client" ping -q -c 1 -W 2 $HOST_A
+	wait_until 10 test "$(grep -c '^# miss hosts 0:0:0:99$' "$ev")" -eq 2
+	sleep 0.5
+	kill "$mon"
+	[ "$(wc -l <"$ev")" -eq 2 ]
 }
 
 @test "--map rules: save/restore round trip on both backends, nft shows them, no native translation" {
@@ -416,6 +436,26 @@ router_rule() {
 	run in_ns "$router" ip6tables -t mangle -A PREROUTING -j ILA --miss drop
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--miss needs --map"* ]]
+	# --miss with notify: each form saves in its canonical form and restores
+	local form canon
+	for form in notify:notify accept,notify:notify drop,notify:drop,notify notify,drop:drop,notify; do
+		canon=${form#*:} form=${form%%:*}
+		for ipt in ip6tables-legacy ip6tables-nft; do
+			in_ns "$router" $ipt -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss "$form"
+			a=$(in_ns "$router" $ipt-save -t mangle | grep -- '-j ILA')
+			[ "$a" = "-A PREROUTING -d $SIR::/64 -j ILA --map hosts --translate dst --miss $canon" ]
+			in_ns "$router" $ipt -t mangle -F
+			in_ns "$router" $ipt-restore --noflush <<<"*mangle
+$a
+COMMIT"
+			[ "$(in_ns "$router" $ipt-save -t mangle | grep -- '-j ILA')" = "$a" ]
+			in_ns "$router" $ipt -t mangle -L PREROUTING -n | grep -q "miss $canon\$"
+			in_ns "$router" $ipt -t mangle -F
+		done
+	done
+	run in_ns "$router" ip6tables -t mangle -A PREROUTING -j ILA --map hosts --miss notify,notify
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'--miss: unknown value "notify,notify"'* ]]
 	run in_ns "$router" ip6tables -t mangle -A PREROUTING -j ILA --map hosts --csum-mode none
 	[ "$status" -eq 2 ]
 }

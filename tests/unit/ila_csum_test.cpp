@@ -15,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include <common/ila_csum.h>
@@ -540,10 +541,10 @@ namespace {
 // An IPv6 header whose next header is FIRST, followed by EXT.
 std::vector<std::uint8_t> ip6_with(std::uint8_t first, const std::vector<std::uint8_t> &ext)
 {
-	std::vector<std::uint8_t> p(40, 0);
+	std::vector<std::uint8_t> p(40 + ext.size(), 0);
 	p[0] = 0x60;
 	p[6] = first;
-	p.insert(p.end(), ext.begin(), ext.end());
+	std::copy(ext.begin(), ext.end(), p.begin() + 40);
 	return p;
 }
 

@@ -7,12 +7,14 @@
 #include <endian.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <linux/ila_hook.h>
 #include <linux/ila_map.h>
 
 #include <string>
 #include <vector>
 
 #include "command.h"
+#include "ila_hook_client.h"
 #include "ila_map_client.h"
 #include "json.h"
 #include "mnl_socket.h"
@@ -144,6 +146,81 @@ TEST(IlactlReply, EventsAreTheCommandsThatMadeThem)
 		     ila::NetlinkError);
 	EXPECT_THROW(ev(99, [](nlmsghdr *n) { mnl_attr_put_strz(n, ILA_MAP_A_NAME, "a"); }),
 		     ila::NetlinkError);
+}
+
+TEST(IlactlHook, MissNotifyParsesPrintsAndComesBackAsAnEvent)
+{
+	struct {
+		const char *word;
+		bool drop, notify;
+		const char *canon;
+	} cases[] = {
+		{"accept", false, false, "accept"}, {"drop", true, false, "drop"},
+		{"notify", false, true, "notify"}, {"accept,notify", false, true, "notify"},
+		{"drop,notify", true, true, "drop,notify"}, {"notify,drop", true, true, "drop,notify"},
+	};
+	for (const auto &c : cases) {
+		auto hc = ila::parse_hook_command({"hook", "add", "m", "prerouting", "src-pfx",
+						   "2001:db8::/64", "map", "hosts", "miss", c.word});
+		EXPECT_EQ(hc.hook.miss_drop, c.drop) << c.word;
+		EXPECT_EQ(hc.hook.miss_notify, c.notify) << c.word;
+		hc.hook.priority = -250;
+		hc.hook.translate = 0;
+		EXPECT_EQ(ila::hook_spec(hc.hook),
+			  std::string("m prerouting priority -250 translate dst src-pfx 2001:db8::/64 "
+				      "map hosts miss ") + c.canon);
+	}
+	for (const char *bad : {"notify,notify", "drop,accept", "", "Drop"})
+		EXPECT_THROW(ila::parse_hook_command({"hook", "add", "m", "prerouting", "src-pfx",
+						      "2001:db8::/64", "map", "hosts", "miss", bad}),
+			     ila::UsageError)
+			<< bad;
+	// miss without a map
+	EXPECT_THROW(ila::parse_hook_command({"hook", "add", "m", "prerouting", "src-pfx",
+					      "2001:db8::/64", "dst-pfx", "2001:db9::/64", "miss",
+					      "notify"}),
+		     ila::UsageError);
+
+	// NEWHOOK / DELHOOK events of the "events" group
+	std::vector<char> b;
+	auto hook_msg = [&](std::uint8_t cmd) {
+		auto *nlh = reply(b, [](nlmsghdr *n) {
+			mnl_attr_put_strz(n, ILA_HOOK_A_NAME, "m");
+			mnl_attr_put_u8(n, ILA_HOOK_A_POINT, ILA_HOOK_OUTPUT);
+			mnl_attr_put_u32(n, ILA_HOOK_A_PRIORITY, std::uint32_t(-250));
+			mnl_attr_put_u8(n, ILA_HOOK_A_TRANSLATE, 0);
+			unsigned char pfx[16] = {0x20, 0x01, 0x0d, 0xb8};
+			mnl_attr_put(n, ILA_HOOK_A_SRC_PFX, 16, pfx);
+			mnl_attr_put_u8(n, ILA_HOOK_A_PFX_LEN, 64);
+			mnl_attr_put_u8(n, ILA_HOOK_A_DIRECTION, 0);
+			mnl_attr_put_strz(n, ILA_HOOK_A_MAP, "hosts");
+			mnl_attr_put(n, ILA_HOOK_A_MISS_NOTIFY, 0, nullptr);
+		});
+		static_cast<genlmsghdr *>(mnl_nlmsg_get_payload(const_cast<nlmsghdr *>(nlh)))->cmd = cmd;
+		return ila::parse_hook(nlh);
+	};
+	ila::Hook h = hook_msg(ILA_HOOK_CMD_NEWHOOK);
+	EXPECT_TRUE(h.miss_notify);
+	EXPECT_FALSE(h.miss_drop);
+	EXPECT_EQ(ila::hook_event_text(ILA_HOOK_CMD_NEWHOOK, h),
+		  "hook add m output priority -250 translate dst src-pfx 2001:db8::/64 map hosts "
+		  "miss notify");
+	EXPECT_EQ(ila::hook_event_text(ILA_HOOK_CMD_DELHOOK, hook_msg(ILA_HOOK_CMD_DELHOOK)),
+		  "hook del m");
+	EXPECT_EQ(ila::hook_event_json(ILA_HOOK_CMD_NEWHOOK, h),
+		  "{\"event\":\"hook add\",\"name\":\"m\",\"hook\":\"output\",\"priority\":-250,"
+		  "\"translate\":\"dst\",\"src_pfx\":\"2001:db8::/64\",\"map\":\"hosts\","
+		  "\"miss\":\"accept\",\"notify_miss\":true,\"direction\":\"sir2ila\"}");
+	// the event text is a command: it parses back to the same hook
+	std::string t = ila::hook_event_text(ILA_HOOK_CMD_NEWHOOK, h);
+	std::vector<std::string_view> w;
+	for (std::size_t p = 0, q; p < t.size(); p = q + 1) {
+		q = t.find(' ', p);
+		if (q == std::string::npos)
+			q = t.size();
+		w.push_back(std::string_view(t).substr(p, q - p));
+	}
+	EXPECT_EQ(ila::hook_spec(ila::parse_hook_command(w).hook), ila::hook_spec(h));
 }
 
 TEST(IlactlJson, PrettyIndentsAndKeepsStrings)

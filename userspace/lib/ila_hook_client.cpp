@@ -22,7 +22,7 @@ static_assert(ILA_HOOK_PREROUTING == 0 && ILA_HOOK_INPUT == 1 && ILA_HOOK_OUTPUT
 
 const char *const kHookUsage =
 	"hook add NAME HOOK [translate dst|src] src-pfx P/L (dst-pfx Q/L [csum-mode MODE] | "
-	"map MAP [miss accept|drop]) [direction sir2ila|ila2sir] [priority N]; hook del NAME; "
+	"map MAP [miss accept|drop[,notify]]) [direction sir2ila|ila2sir] [priority N]; hook del NAME; "
 	"hook list";
 
 [[noreturn]] void usage(const std::string &msg)
@@ -56,6 +56,25 @@ void parse_pfx(std::string_view word, std::string_view text, std::array<std::uin
 	if (len && len != *n)
 		usage("src-pfx and dst-pfx must have the same length");
 	len = std::uint8_t(*n);
+}
+
+// miss accept|drop[,notify] (either order; notify alone: accept)
+constexpr struct {
+	std::string_view word;
+	bool drop, notify;
+} kMisses[] = {
+	{"accept", false, false},	{"drop", true, false},
+	{"notify", false, true},	{"drop,notify", true, true},
+	{"accept,notify", false, true}, {"notify,accept", false, true},
+	{"notify,drop", true, true},
+};
+
+std::string_view miss_word(const Hook &h)
+{
+	for (const auto &m : kMisses)
+		if (m.drop == h.miss_drop && m.notify == h.miss_notify)
+			return m.word;
+	return "accept";
 }
 
 std::string pfx_text(const std::array<std::uint8_t, 16> &p, unsigned len)
@@ -146,11 +165,17 @@ HookCommand parse_hook_command(const std::vector<std::string_view> &words)
 					usage("bad map name \"" + std::string(m) + "\"");
 				h.map = std::string(m);
 			} else if (key == "miss" && !miss_given) {
-				std::string_view m = need("accept|drop");
-				if (m != "accept" && m != "drop")
-					usage("miss \"" + std::string(m) + "\": accept or drop");
-				h.miss_drop = m == "drop";
-				miss_given = true;
+				std::string_view m = need("accept|drop[,notify]");
+				miss_given = false;
+				for (const auto &w : kMisses)
+					if (m == w.word) {
+						h.miss_drop = w.drop;
+						h.miss_notify = w.notify;
+						miss_given = true;
+					}
+				if (!miss_given)
+					usage("miss \"" + std::string(m) +
+					      "\": accept, drop, notify or drop,notify");
 			} else if (key == "direction" && !h.direction) {
 				std::string_view d = need("sir2ila|ila2sir");
 				if (d != "sir2ila" && d != "ila2sir")
@@ -198,7 +223,7 @@ std::string hook_spec(const Hook &h)
 			(h.translate.value_or(0) ? "src" : "dst") + " src-pfx " +
 			pfx_text(h.src_pfx, h.pfx_len);
 	if (!h.map.empty())
-		s += " map " + h.map + " miss " + (h.miss_drop ? "drop" : "accept");
+		s += " map " + h.map + " miss " + std::string(miss_word(h));
 	else
 		s += " dst-pfx " + pfx_text(h.dst_pfx, h.pfx_len) + " csum-mode " +
 		     std::string(csum_mode_name(h.csum_mode.value_or(0)));
@@ -209,6 +234,15 @@ std::string hook_spec(const Hook &h)
 
 std::string hook_json(const Hook &h)
 {
+	std::string s = hook_spec_json(h);
+	s.pop_back();
+	return s + ",\"packets\":" + std::to_string(h.packets) + ",\"bytes\":" +
+	       std::to_string(h.bytes) + ",\"misses\":" + std::to_string(h.misses) +
+	       ",\"drops\":" + std::to_string(h.drops) + "}";
+}
+
+std::string hook_spec_json(const Hook &h)
+{
 	std::string s = "{\"name\":\"" + h.name + "\",\"hook\":\"" +
 			std::string(hook_point_name(h.point)) +
 			"\",\"priority\":" + std::to_string(h.priority.value_or(0)) +
@@ -216,15 +250,24 @@ std::string hook_json(const Hook &h)
 			"\",\"src_pfx\":\"" + pfx_text(h.src_pfx, h.pfx_len) + "\"";
 	if (!h.map.empty())
 		s += ",\"map\":\"" + h.map + "\",\"miss\":\"" + (h.miss_drop ? "drop" : "accept") +
-		     "\"";
+		     "\",\"notify_miss\":" + (h.miss_notify ? "true" : "false");
 	else
 		s += ",\"dst_pfx\":\"" + pfx_text(h.dst_pfx, h.pfx_len) + "\",\"csum_mode\":\"" +
 		     std::string(csum_mode_name(h.csum_mode.value_or(0))) + "\"";
 	s += std::string(",\"direction\":\"") + (h.direction.value_or(0) ? "ila2sir" : "sir2ila") +
 	     "\"";
-	return s + ",\"packets\":" + std::to_string(h.packets) + ",\"bytes\":" +
-	       std::to_string(h.bytes) + ",\"misses\":" + std::to_string(h.misses) +
-	       ",\"drops\":" + std::to_string(h.drops) + "}";
+	return s + "}";
+}
+
+std::string hook_event_text(std::uint8_t cmd, const Hook &h)
+{
+	return cmd == ILA_HOOK_CMD_DELHOOK ? "hook del " + h.name : "hook add " + hook_spec(h);
+}
+
+std::string hook_event_json(std::uint8_t cmd, const Hook &h)
+{
+	return "{\"event\":\"" + std::string(cmd == ILA_HOOK_CMD_DELHOOK ? "hook del" : "hook add") +
+	       "\"," + hook_spec_json(h).substr(1);
 }
 
 IlaHookClient::IlaHookClient() : genl_(ILA_HOOK_GENL_NAME, "nf_ila_hook", ILA_HOOK_GENL_VERSION) {}
@@ -246,12 +289,19 @@ void IlaHookClient::add(const Hook &h)
 		mnl_attr_put_strz(nlh, ILA_HOOK_A_MAP, h.map.c_str());
 		if (h.miss_drop)
 			mnl_attr_put(nlh, ILA_HOOK_A_MISS_DROP, 0, nullptr);
+		if (h.miss_notify)
+			mnl_attr_put(nlh, ILA_HOOK_A_MISS_NOTIFY, 0, nullptr);
 	} else {
 		mnl_attr_put(nlh, ILA_HOOK_A_DST_PFX, 16, h.dst_pfx.data());
 		if (h.csum_mode)
 			mnl_attr_put_u8(nlh, ILA_HOOK_A_CSUM_MODE, *h.csum_mode);
 	}
 	genl_.transact("hook add " + h.name);
+}
+
+std::uint32_t IlaHookClient::events_group() const
+{
+	return genl_.mcast_group(ILA_HOOK_MCGRP_EVENTS);
 }
 
 void IlaHookClient::del(const std::string &name)
@@ -279,6 +329,7 @@ Hook parse_hook(const nlmsghdr *nlh)
 	}
 	h.map = get_str(at[ILA_HOOK_A_MAP]);
 	h.miss_drop = at[ILA_HOOK_A_MISS_DROP] != nullptr;
+	h.miss_notify = at[ILA_HOOK_A_MISS_NOTIFY] != nullptr;
 	h.csum_mode = get_u8(at[ILA_HOOK_A_CSUM_MODE]);
 	if (h.name.empty() || (!h.has_dst && h.map.empty()))
 		throw NetlinkError(EPROTO, "hook list: reply without name or target");

@@ -5,7 +5,7 @@
 //   hook add NAME HOOK [translate dst|src] src-pfx P/L dst-pfx Q/L
 //            [csum-mode MODE] [direction sir2ila|ila2sir] [priority N]
 //   hook add NAME HOOK [translate dst|src] src-pfx P/L map MAP
-//            [miss accept|drop] [direction sir2ila|ila2sir] [priority N]
+//            [miss accept|drop[,notify]] [direction sir2ila|ila2sir] [priority N]
 //   hook del NAME
 //   hook list
 //   HOOK := prerouting | input | output | postrouting
@@ -35,6 +35,7 @@ struct Hook {
 	std::optional<std::uint8_t> csum_mode, direction;
 	std::string map;
 	bool miss_drop = false;
+	bool miss_notify = false; // misses reported to ilactl monitor
 	// reply only
 	std::uint64_t packets = 0, bytes = 0, misses = 0, drops = 0;
 };
@@ -57,6 +58,12 @@ std::string hook_text(const Hook &h);
 // The same without the counters: the words `hook add` takes after "hook add".
 std::string hook_spec(const Hook &h);
 std::string hook_json(const Hook &h);
+// hook_json without the counters (monitor's events)
+std::string hook_spec_json(const Hook &h);
+// "hook add SPEC" / "hook del NAME": a NEWHOOK/DELHOOK event (parse_hook
+// of a message of the "events" group) as the command that makes it.
+std::string hook_event_text(std::uint8_t cmd, const Hook &h);
+std::string hook_event_json(std::uint8_t cmd, const Hook &h);
 
 class IlaHookClient {
 public:
@@ -64,6 +71,9 @@ public:
 	void add(const Hook &h);
 	void del(const std::string &name);
 	std::vector<Hook> list();
+	std::uint16_t family_id() const { return genl_.family_id(); }
+	// the "events" group (NEWHOOK/DELHOOK after each change)
+	std::uint32_t events_group() const;
 
 private:
 	GenlClient genl_;

@@ -279,11 +279,13 @@ std::vector<Entry> IlaMapClient::show(const std::string &map)
 
 void IlaMapClient::monitor(const std::function<void()> &ready,
 			   const std::function<bool(const Command &)> &fn,
-			   const std::function<void()> &lost)
+			   const std::function<void()> &lost, const std::vector<OtherEvents> &others)
 {
 	const std::string op = "monitor ILA_MAP events";
 	MnlSocket &sock = genl_.socket();
 	sock.join(genl_.mcast_group(ILA_MAP_MCGRP_EVENTS), op);
+	for (const auto &o : others)
+		sock.join(o.group, op);
 	sock.set_buffers(0, 8 * 1024 * 1024);
 	ready();
 	std::vector<char> rx(kRxSize);
@@ -300,9 +302,14 @@ void IlaMapClient::monitor(const std::function<void()> &ready,
 		int len = int(n);
 		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(rx.data()); nlmsg_fits(nlh, len);
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
-			if (nlh->nlmsg_type != genl_.family_id())
-				continue;
-			if (!fn(parse_event(nlh)))
+			bool go = true;
+			if (nlh->nlmsg_type == genl_.family_id())
+				go = fn(parse_event(nlh));
+			else
+				for (const auto &o : others)
+					if (nlh->nlmsg_type == o.family)
+						go = o.fn(nlh);
+			if (!go)
 				return;
 		}
 	}

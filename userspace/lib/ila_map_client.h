@@ -61,9 +61,16 @@ public:
 	void execute(const Command &cmd);
 	// Joins the "events" group, calls READY, then FN for every change made
 	// in this netns until FN returns false; LOST when the kernel dropped
-	// events (the socket's receive buffer overran).
+	// events (the socket's receive buffer overran). Each of OTHERS is the
+	// multicast group of another generic netlink family (ILA_HOOK) joined
+	// on the same socket, whose messages go to its FN, in order with ours.
+	struct OtherEvents {
+		std::uint16_t family;
+		std::uint32_t group;
+		std::function<bool(const nlmsghdr *)> fn;
+	};
 	void monitor(const std::function<void()> &ready, const std::function<bool(const Command &)> &fn,
-		     const std::function<void()> &lost);
+		     const std::function<void()> &lost, const std::vector<OtherEvents> &others = {});
 
 	std::uint16_t family_id() const { return genl_.family_id(); }
 	std::uint32_t family_version() const { return genl_.family_version(); }

@@ -37,6 +37,15 @@ enum ila_hook_cmd {
 };
 #define ILA_HOOK_CMD_MAX	(__ILA_HOOK_CMD_MAX - 1)
 
+/*
+ * Multicast group of the family: after a successful NEWHOOK, a NEWHOOK
+ * message describing the hook as GETHOOK does (counters zero); after a
+ * successful DELHOOK, a DELHOOK message with the same attributes (counters
+ * as they were). Misses of hooks with MISS_NOTIFY go to nf_ila_map's
+ * "events" group (ILA_MAP_CMD_MISS), with the other misses of the map.
+ */
+#define ILA_HOOK_MCGRP_EVENTS	"events"
+
 /* where the hook runs */
 enum ila_hook_point {
 	ILA_HOOK_PREROUTING,	/* translate dst */
@@ -70,6 +79,8 @@ enum ila_hook_attr {
 	ILA_HOOK_A_MAP,		/* NUL string: the map */
 	ILA_HOOK_A_MISS_DROP,	/* flag: with MAP, drop identifiers not in it */
 	ILA_HOOK_A_STATS,	/* nested ILA_HOOK_STATS_*, reply only */
+	ILA_HOOK_A_MISS_NOTIFY,	/* flag: with MAP, report identifiers not in it
+				 * (ILA_MAP_CMD_MISS, rate-limited per map) */
 	__ILA_HOOK_A_MAX,
 };
 #define ILA_HOOK_A_MAX		(__ILA_HOOK_A_MAX - 1)
