@@ -103,6 +103,12 @@ cfg_hook_map1_off() { hook_off; }
 cfg_hook_map1m_check() { hook_check && cfg_map1m_check; }
 cfg_hook_map1m_on() { hook_on map million; }
 cfg_hook_map1m_off() { hook_off; }
+# the same without per-entry hit counters (nf_ila_map.entry_hits=N): what
+# the counters of `ilactl map show -s` cost
+ENTRY_HITS=/sys/module/nf_ila_map/parameters/entry_hits
+cfg_hook_map1m_nohits_check() { cfg_hook_map1m_check && [ -w $ENTRY_HITS ]; }
+cfg_hook_map1m_nohits_on() { echo N >$ENTRY_HITS && hook_on map million; }
+cfg_hook_map1m_nohits_off() { hook_off; echo Y >$ENTRY_HITS; }
 
 # ---- maps ---------------------------------------------------------------------
 
@@ -177,9 +183,11 @@ ilamap)
 	label map1m "-j ILA --map, 1,000,000 entries, ip6tables-legacy"
 	label hook_map1 "ilactl hook (direct hook) with a map, 1 entry"
 	label hook_map1m "ilactl hook (direct hook) with a map, 1,000,000 entries"
+	label hook_map1m_nohits "the same, per-entry hit counters off (nf_ila_map entry_hits=N)"
 	meta note "Router: one rule in mangle PREROUTING (-d $SIR::/64); the map entry for identifier 0:0:0:2 has locator $LOC (adjust-transport)."
 	maps_setup
-	run_configs ilamap 6 $DST direct ila_static map1 map1m hook_map1 hook_map1m
+	meta note "Per-entry hit counters: the cost is the ratio of the last two rows (one atomic increment per hit)."
+	run_configs ilamap 6 $DST direct ila_static map1 map1m hook_map1 hook_map1m hook_map1m_nohits
 	;;
 *) die "unknown table $table" ;;
 esac

@@ -242,4 +242,78 @@ static inline bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
 	return true;
 }
 
+/*
+ * The common case of ila_xlat_skb() for a packet whose address x translates
+ * (ila_match() true): TCP or UDP right after the IPv6 header, the headers up
+ * to the L4 checksum in the linear part (made writable as
+ * skb_ensure_writable() does: a clone whose headers are shared gets its own
+ * copy), and, when CHECKSUM_PARTIAL (veth keeps it on forwarded packets),
+ * the L4 checksum field as its seed. Returns true when it translated the
+ * packet, with exactly the result ila_xlat_skb() gives; false when the
+ * packet is not that case or cannot be translated, untranslated: the caller
+ * then runs ila_xlat_skb(). Inlined into the packet paths, it keeps them
+ * free of the calls, the stack frame and the branches the general case
+ * needs (ICMPv6 errors, extension headers, fragments).
+ */
+static __always_inline bool ila_xlat_skb_fast(struct sk_buff *skb,
+					      const struct ila_xlat *x)
+{
+	const unsigned int nhoff = skb_network_offset(skb);
+	unsigned int coff = nhoff + sizeof(struct ipv6hdr);
+	struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	__u16 pseudo, tot;
+	bool unfixed;
+	u8 *addr;
+
+	if (ip6h->nexthdr == IPPROTO_TCP)
+		coff += offsetof(struct tcphdr, check);
+	else if (ip6h->nexthdr == IPPROTO_UDP)
+		coff += offsetof(struct udphdr, check);
+	else
+		return false;
+	if (unlikely(coff + 2 > skb_headlen(skb) ||
+		     !ila_can_xlat(x, (u8 *)ip6h + x->aoff)))
+		return false;
+	/* skb_ensure_writable(skb, coff + 2), the headers being linear */
+	if (skb_cloned(skb) && !skb_clone_writable(skb, coff + 2)) {
+		if (pskb_expand_head(skb, 0, 0, GFP_ATOMIC))
+			return false;
+		ip6h = ipv6_hdr(skb);
+	}
+	addr = (u8 *)ip6h + x->aoff;
+
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		if (x->mode != ILA_MODE_ADJUST_TRANSPORT) {
+			ila_xlat_addr(x, addr);
+			return true;
+		}
+		if (!ila_csum_seed(skb, coff, ip6h->nexthdr))
+			return false;
+		pseudo = ila_xlat_addr(x, addr);
+		if (pseudo)
+			ila_l4_csum_fix(skb->data + coff, pseudo, 1, 1, false);
+		return true;
+	}
+
+	pseudo = ila_xlat_addr(x, addr);
+	tot = pseudo;
+	unfixed = false;
+	if (x->mode != ILA_MODE_ADJUST_TRANSPORT)
+		unfixed = pseudo;
+	else if (pseudo)
+		tot = ila_add16(pseudo,
+				ila_l4_csum_fix(skb->data + coff, pseudo, 0, 1,
+						ip6h->nexthdr == IPPROTO_UDP));
+
+	if (skb->ip_summed == CHECKSUM_COMPLETE) {
+		if (tot)
+			skb->csum = csum_block_add(skb->csum, (__force __wsum)(u32)tot,
+						   nhoff);
+	} else if (skb->ip_summed == CHECKSUM_UNNECESSARY && unfixed) {
+		skb->ip_summed = CHECKSUM_NONE;
+		skb->csum_level = 0;
+	}
+	return true;
+}
+
 #endif /* _NFILR_ILA_XLAT_H */

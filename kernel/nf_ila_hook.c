@@ -108,8 +108,8 @@ static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
 			nf_ila_map_miss_notify(h->map, ident);
 		return false;
 	}
-	ila_xlat_init64(mx, addr, (const u8 *)&res.locator, res.csum_mode,
-			h->translate, h->dir);
+	ila_xlat_init64s(mx, addr, (const u8 *)&res.locator, res.loc_sum,
+			 res.csum_mode, h->translate, h->dir);
 	return true;
 }
 
@@ -135,31 +135,18 @@ static const u8 *nf_ila_hook_quoted(const struct nf_ila_hook *h,
 	return qaddr && ila_match(&h->xlat, qaddr) ? qaddr : NULL;
 }
 
-static unsigned int nf_ila_hook_fn(void *priv, struct sk_buff *skb,
-				   const struct nf_hook_state *state)
+/*
+ * The general case, out of line so that the fast path keeps a small stack
+ * frame: ila_xlat_skb() with x (outer: the packet's own address is in the
+ * prefix) and the counters.
+ */
+static noinline unsigned int nf_ila_hook_general(const struct nf_ila_hook *h,
+						 struct sk_buff *skb,
+						 const struct ila_xlat *x,
+						 bool outer)
 {
-	const struct nf_ila_hook *h = priv;
-	const struct ila_xlat *x = &h->xlat;
-	const u8 *addr = (const u8 *)ipv6_hdr(skb) + x->aoff;
 	const unsigned int len = skb->len;
-	bool outer = ila_match(x, addr);
-	struct ila_xlat mx;
-	u8 qbuf[16];
 
-	if (h->map) {
-		const u8 *key = outer ? addr : nf_ila_hook_quoted(h, skb, qbuf);
-
-		if (!key)
-			return NF_ACCEPT;
-		if (!nf_ila_hook_map_xlat(h, key, &mx)) {
-			this_cpu_inc(h->stats->misses);
-			if (!h->miss_drop || !outer)
-				return NF_ACCEPT;
-			this_cpu_inc(h->stats->drops);
-			return NF_DROP;
-		}
-		x = &mx;
-	}
 	if (unlikely(!ila_xlat_skb(skb, x, outer && h->map))) {
 		this_cpu_inc(h->stats->drops);
 		return NF_DROP;
@@ -169,6 +156,82 @@ static unsigned int nf_ila_hook_fn(void *priv, struct sk_buff *skb,
 		this_cpu_add(h->stats->bytes, len);
 	}
 	return NF_ACCEPT;
+}
+
+/*
+ * A map hook and a packet whose own address is not in the prefix: an
+ * ICMPv6 error quoting one that is (the router's own Packet Too Big) is
+ * translated with the entry of the quoted identifier.
+ */
+static noinline unsigned int nf_ila_hook_map_quoted(const struct nf_ila_hook *h,
+						    struct sk_buff *skb)
+{
+	struct ila_xlat mx;
+	const u8 *key;
+	u8 qbuf[16];
+
+	key = nf_ila_hook_quoted(h, skb, qbuf);
+	if (!key)
+		return NF_ACCEPT;
+	if (!nf_ila_hook_map_xlat(h, key, &mx)) {
+		this_cpu_inc(h->stats->misses);
+		return NF_ACCEPT;
+	}
+	return nf_ila_hook_general(h, skb, &mx, false);
+}
+
+/* A static prefix pair (no map): no stack, no call on the common path. */
+static unsigned int nf_ila_hook_static_fn(void *priv, struct sk_buff *skb,
+					  const struct nf_hook_state *state)
+{
+	const struct nf_ila_hook *h = priv;
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	const unsigned int len = skb->len;
+
+	if (!ila_match(&h->xlat, (const u8 *)ip6h + h->xlat.aoff)) {
+		/* only an ICMPv6 error (its quoted header) can need work */
+		if (likely(ip6h->nexthdr == IPPROTO_TCP ||
+			   ip6h->nexthdr == IPPROTO_UDP))
+			return NF_ACCEPT;
+		return nf_ila_hook_general(h, skb, &h->xlat, false);
+	}
+	if (likely(ila_xlat_skb_fast(skb, &h->xlat))) {
+		this_cpu_inc(h->stats->packets);
+		this_cpu_add(h->stats->bytes, len);
+		return NF_ACCEPT;
+	}
+	return nf_ila_hook_general(h, skb, &h->xlat, true);
+}
+
+/* A map: the identifier's entry gives the translation of this packet. */
+static unsigned int nf_ila_hook_map_fn(void *priv, struct sk_buff *skb,
+				       const struct nf_hook_state *state)
+{
+	const struct nf_ila_hook *h = priv;
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	const u8 *addr = (const u8 *)ip6h + h->xlat.aoff;
+	const unsigned int len = skb->len;
+	struct ila_xlat mx;
+
+	if (!ila_match(&h->xlat, addr)) {
+		if (likely(ip6h->nexthdr == IPPROTO_TCP ||
+			   ip6h->nexthdr == IPPROTO_UDP))
+			return NF_ACCEPT;
+		return nf_ila_hook_map_quoted(h, skb);
+	}
+	if (!nf_ila_hook_map_xlat(h, addr, &mx)) {
+		this_cpu_inc(h->stats->misses);
+		if (!h->miss_drop)
+			return NF_ACCEPT;
+		this_cpu_inc(h->stats->drops);
+		return NF_DROP;
+	}
+	if (likely(ila_xlat_skb_fast(skb, &mx))) {
+		this_cpu_inc(h->stats->packets);
+		this_cpu_add(h->stats->bytes, len);
+		return NF_ACCEPT;
+	}
+	return nf_ila_hook_general(h, skb, &mx, true);
 }
 
 /* ---- lifetime ------------------------------------------------------------ */
@@ -332,7 +395,7 @@ static int nf_ila_hook_parse(struct net *net, struct genl_info *info,
 	ila_xlat_init(&h->xlat, h->src_pfx, h->dst_pfx, h->pfx_len,
 		      h->csum_mode, h->translate, h->dir);
 
-	h->ops.hook = nf_ila_hook_fn;
+	h->ops.hook = h->map ? nf_ila_hook_map_fn : nf_ila_hook_static_fn;
 	h->ops.pf = NFPROTO_IPV6;
 	h->ops.hooknum = nf_ila_hook_nf[h->point];
 	h->ops.priority = pri;

@@ -33,6 +33,8 @@
 #include <linux/ila_map.h>
 #include <linux/netfilter/xt_ILA.h>
 
+#include <common/ila_csum.h>
+
 #include "compat.h"
 #include "nf_ila_map.h"
 
@@ -50,6 +52,7 @@ struct nf_ila_map_entry {
 	struct rhash_head	node;
 	__be64			ident;
 	__be64			locator;
+	u16			loc_sum;	/* ila_sum16(&locator, 4) */
 	u8			csum_mode;
 	/*
 	 * Packets that hit the entry. One shared counter (a per-CPU one per
@@ -119,12 +122,35 @@ static struct workqueue_struct *nf_ila_map_wq __read_mostly;
 static bool entry_hits __read_mostly = true;
 module_param(entry_hits, bool, 0644);
 MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); default Y");
+
+/*
+ * The identifier's bucket: the 64-bit finalizer of MurmurHash3 over the
+ * identifier and the table's random seed, a few multiplications instead of
+ * jhash2's rounds. Every bit of the identifier reaches every bit of the
+ * hash, so identifiers that differ anywhere spread. Chains are made of the
+ * entries the operator added; a packet's identifier only selects one.
+ */
+static u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
+{
+	u64 k;
+
+	memcpy(&k, data, sizeof(k));
+	k ^= (u64)seed << 32 | seed;
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (u32)k;
+}
+
 static struct genl_family nf_ila_map_family __ro_after_init;
 
 static const struct rhashtable_params nf_ila_map_params = {
 	.head_offset		= offsetof(struct nf_ila_map_entry, node),
 	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
 	.key_len		= sizeof(__be64),
+	.hashfn			= nf_ila_map_hashfn,
 	.automatic_shrinking	= true,
 };
 
@@ -235,6 +261,7 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 	if (READ_ONCE(entry_hits))
 		atomic64_inc(&e->hits);
 	res->locator = e->locator;
+	res->loc_sum = e->loc_sum;
 	res->csum_mode = e->csum_mode;
 	return true;
 }
@@ -747,6 +774,7 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	e->ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
 	e->locator = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_LOCATOR]);
+	e->loc_sum = ila_sum16(&e->locator, 4);
 	e->csum_mode = ILA_MAP_CSUM_ADJUST_TRANSPORT;
 	if (info->attrs[ILA_MAP_A_CSUM_MODE])
 		e->csum_mode = nla_get_u8(info->attrs[ILA_MAP_A_CSUM_MODE]);

@@ -17,6 +17,7 @@ struct nf_ila_map;
 
 struct nf_ila_map_result {
 	__be64	locator;
+	u16	loc_sum;	/* ila_sum16(&locator, 4), kept with the entry */
 	u8	csum_mode;	/* enum ila_map_csum_mode */
 };
 

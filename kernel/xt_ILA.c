@@ -63,10 +63,33 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 			nf_ila_map_miss_notify(ila_map_of(info), ident);
 		return false;
 	}
-	ila_xlat_init64(x, addr, (const u8 *)&res.locator, res.csum_mode, src,
-			info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
-							 ILA_DIR_SIR2ILA);
+	ila_xlat_init64s(x, addr, (const u8 *)&res.locator, res.loc_sum,
+			 res.csum_mode, src,
+			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
+							  ILA_DIR_SIR2ILA);
 	return true;
+}
+
+/* The general case, out of line: the fast path keeps a small frame. */
+static noinline unsigned int ila_tg6_general(struct sk_buff *skb,
+					     const struct ila_xlat *x,
+					     bool same_ident)
+{
+	return ila_xlat_skb(skb, x, same_ident) ? XT_CONTINUE : NF_DROP;
+}
+
+/* --map: the entry of the packet's identifier gives its translation */
+static noinline unsigned int ila_tg6_map(struct sk_buff *skb,
+					 const struct xt_ila_tginfo *info)
+{
+	struct ila_xlat mx;
+
+	/* built for the packet's own address: it matches */
+	if (!ila_map_xlat(info, ipv6_hdr(skb), &mx))
+		return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP : XT_CONTINUE;
+	if (likely(ila_xlat_skb_fast(skb, &mx)))
+		return XT_CONTINUE;
+	return ila_tg6_general(skb, &mx, true);
 }
 
 static unsigned int
@@ -74,16 +97,19 @@ ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 {
 	const struct xt_ila_tginfo *info = par->targinfo;
 	const struct ila_xlat *x = ila_priv(info);
-	struct ila_xlat mx;
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
-	if (info->flags & XT_ILA_F_MAP) {
-		if (!ila_map_xlat(info, ipv6_hdr(skb), &mx))
-			return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP :
-								  XT_CONTINUE;
-		x = &mx;
+	if (info->flags & XT_ILA_F_MAP)
+		return ila_tg6_map(skb, info);
+	if (!ila_match(x, (const u8 *)ip6h + x->aoff)) {
+		/* only an ICMPv6 error (its quoted header) can need work */
+		if (likely(ip6h->nexthdr == IPPROTO_TCP ||
+			   ip6h->nexthdr == IPPROTO_UDP))
+			return XT_CONTINUE;
+	} else if (likely(ila_xlat_skb_fast(skb, x))) {
+		return XT_CONTINUE;
 	}
-	return ila_xlat_skb(skb, x, info->flags & XT_ILA_F_MAP) ? XT_CONTINUE :
-								 NF_DROP;
+	return ila_tg6_general(skb, x, false);
 }
 
 /* --map NAME: takes the place of the prefixes and of --csum-mode */

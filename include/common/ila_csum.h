@@ -241,9 +241,10 @@ static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
  * entry's), built per packet: no mask loop, the two locators as 8 bytes.
  * Equal to ila_xlat_init(x, src, dst, 64, ...) (unit-tested).
  */
-static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
-				   const __u8 dst[8], unsigned int mode,
-				   int translate_src, unsigned int dir)
+static inline void ila_xlat_init64s(struct ila_xlat *x, const __u8 src[8],
+				    const __u8 dst[8], __u16 dst_sum,
+				    unsigned int mode, int translate_src,
+				    unsigned int dir)
 {
 	x->src[0] = ila_get32(src);
 	x->src[1] = ila_get32(src + 4);
@@ -251,9 +252,17 @@ static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
 	x->dst[1] = ila_get32(dst + 4);
 	x->mask[0] = 0xffffffff;
 	x->mask[1] = 0xffffffff;
-	ila_xlat_finish(x, ila_canon16(ila_sub16(ila_sum16(dst, 4),
-						 ila_sum16(src, 4))),
+	ila_xlat_finish(x, ila_canon16(ila_sub16(dst_sum, ila_sum16(src, 4))),
 			ILA_MAX_PFX_LEN, mode, translate_src, dir);
+}
+
+/* ila_xlat_init64s with dst_sum = ila_sum16(dst, 4), which a map entry keeps */
+static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
+				   const __u8 dst[8], unsigned int mode,
+				   int translate_src, unsigned int dir)
+{
+	ila_xlat_init64s(x, src, dst, ila_sum16(dst, 4), mode, translate_src,
+			 dir);
 }
 
 /* 1 if the mode keeps the address sum (no transport checksum changes). */

@@ -91,8 +91,8 @@ hook_flush() {
 	run in_ns "$router" nft list hooks
 	echo "$output"
 	if grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=' "/boot/config-$(uname -r)"; then
-		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_fn [nf_ila_hook]"* ]]
-		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_fn [nf_ila_hook]"* ]]
+		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_static_fn [nf_ila_hook]"* ]]
+		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_static_fn [nf_ila_hook]"* ]]
 	else
 		# Debian's 6.1 is built without NETFILTER_NETLINK_HOOK: nft
 		# cannot list any hook there
