@@ -17,6 +17,7 @@ SIR=2001:db8:0:3
 LOC=3333:0:0:1
 DST=$SIR::2
 DST_direct=$LOC::2
+DST_hook_noop=$LOC::2	# not translated: sent to the locator like "direct"
 
 i6l() { in_rtr ip6tables-legacy "$@"; }
 i6n() { in_rtr ip6tables-nft "$@"; }
@@ -97,6 +98,10 @@ hook_off() { in_rtr ilactl hook del bench; unload_module nf_ila_hook; }
 cfg_hook_static_check() { hook_check; }
 cfg_hook_static_on() { hook_on dst-pfx $LOC::/64; }
 cfg_hook_static_off() { hook_off; }
+# a hook whose prefix never matches: what the hook invocation costs
+cfg_hook_noop_check() { hook_check; }
+cfg_hook_noop_on() { load_module nf_ila_hook && in_rtr ilactl hook add bench prerouting src-pfx 2001:db8:9::/64 dst-pfx $LOC::/64; }
+cfg_hook_noop_off() { hook_off; }
 cfg_hook_map1_check() { hook_check && map_check; }
 cfg_hook_map1_on() { hook_on map one; }
 cfg_hook_map1_off() { hook_off; }
@@ -173,9 +178,10 @@ ila)
 	label ila_nft "-j ILA --src-pfx/--dst-pfx, ip6tables-nft"
 	label nft_native "nft: ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | $LOC::"
 	label hook_static "ilactl hook (direct hook), src-pfx/dst-pfx"
+	label hook_noop "ilactl hook whose prefix never matches (the hook invocation alone)"
 	meta note "Router: one rule in mangle PREROUTING translating $SIR::/64 -> $LOC::/64 (destination); -j ILA in its default mode adjust-transport, like the nft rule."
 	meta seed "Seed (netdev thread, TCP_RR): DNPT -10%, ILA direct hook -1.5%, vs no ILA."
-	run_configs ila 6 $DST direct dnpt_legacy dnpt_nft ila_legacy ila_nft nft_native hook_static
+	run_configs ila 6 $DST direct dnpt_legacy dnpt_nft ila_legacy ila_nft nft_native hook_static hook_noop
 	;;
 ilamap)
 	label ila_static "-j ILA --src-pfx/--dst-pfx (static prefix), ip6tables-legacy"
