@@ -103,11 +103,8 @@ static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(h->map, ident, &res)) {
-		if (h->miss_notify)
-			nf_ila_map_miss_notify(h->map, ident);
+	if (!nf_ila_map_lookup(h->map, ident, &res, h->miss_notify))
 		return false;
-	}
 	ila_xlat_init64s(mx, addr, (const u8 *)&res.locator, res.loc_sum,
 			 res.csum_mode, h->translate, h->dir);
 	return true;

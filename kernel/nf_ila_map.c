@@ -244,8 +244,10 @@ void nf_ila_map_put(struct nf_ila_map *map)
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_put);
 
+static void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident);
+
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
-		       struct nf_ila_map_result *res)
+		       struct nf_ila_map_result *res, bool notify_miss)
 {
 	struct nf_ila_map_entry *e;
 
@@ -253,7 +255,7 @@ bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
 			      nf_ila_map_params);
 	if (!e) {
 		this_cpu_inc(map->stats->misses);
-		if (unlikely(map->notify_miss))
+		if (unlikely(notify_miss || map->notify_miss))
 			nf_ila_map_miss_notify(map, ident);
 		return false;
 	}
@@ -311,7 +313,8 @@ static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
 	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_KERNEL);
 }
 
-void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident)
+/* A packet's lookup of ident missed: MISS to "events", <= 100/s per map. */
+static void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident)
 {
 	struct net *net = read_pnet(&map->net);
 	struct sk_buff *skb;
@@ -334,7 +337,6 @@ void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident)
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&nf_ila_map_family, net, skb, 0, 0, GFP_ATOMIC);
 }
-EXPORT_SYMBOL_GPL(nf_ila_map_miss_notify);
 
 static struct netlink_range_validation nf_ila_map_max_range __ro_after_init = {
 	.min = 1,

@@ -33,18 +33,10 @@ void nf_ila_map_put(struct nf_ila_map *map);
 /*
  * nf_ila_map_lookup - identifier -> locator + checksum mode.
  * Caller holds rcu_read_lock() with BH disabled (netfilter hooks do).
- * Counts a hit or a miss in the map's per-CPU counters.
+ * Counts a hit or a miss in the map's per-CPU counters. A miss is reported
+ * to ilactl monitor (once) when NOTIFY_MISS or the map's notify-miss asks.
  */
 bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
-		       struct nf_ila_map_result *res);
-
-/*
- * nf_ila_map_miss_notify - tell ilactl monitor (the "events" group) that a
- * packet's identifier IDENT was not found in MAP: an ILA_MAP_CMD_MISS
- * message, at most 100 a second per map. For rules and hooks asked to
- * report misses (maps created with NOTIFY_MISS report all of theirs).
- * Packet path: rcu_read_lock() held, BH disabled.
- */
-void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident);
+		       struct nf_ila_map_result *res, bool notify_miss);
 
 #endif /* _NF_ILA_MAP_H */

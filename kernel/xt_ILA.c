@@ -58,11 +58,9 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res)) {
-		if (info->flags & XT_ILA_F_MISS_NOTIFY)
-			nf_ila_map_miss_notify(ila_map_of(info), ident);
+	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res,
+			       info->flags & XT_ILA_F_MISS_NOTIFY))
 		return false;
-	}
 	ila_xlat_init64s(x, addr, (const u8 *)&res.locator, res.loc_sum,
 			 res.csum_mode, src,
 			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :

@@ -79,8 +79,7 @@ enum ila_hook_attr {
 	ILA_HOOK_A_MAP,		/* NUL string: the map */
 	ILA_HOOK_A_MISS_DROP,	/* flag: with MAP, drop identifiers not in it */
 	ILA_HOOK_A_STATS,	/* nested ILA_HOOK_STATS_*, reply only */
-	ILA_HOOK_A_MISS_NOTIFY,	/* flag: with MAP, report identifiers not in it
-				 * (ILA_MAP_CMD_MISS, rate-limited per map) */
+	ILA_HOOK_A_MISS_NOTIFY,	/* flag: with MAP, report misses (ILA_MAP_CMD_MISS) */
 	__ILA_HOOK_A_MAX,
 };
 #define ILA_HOOK_A_MAX		(__ILA_HOOK_A_MAX - 1)

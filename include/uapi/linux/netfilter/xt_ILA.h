@@ -47,8 +47,8 @@ enum xt_ila_csum_mode {
  * SIR -> ILA (the default: adjust and set the C-bit)
  */
 #define XT_ILA_F_ILA2SIR	(1U << 2)
-#define XT_ILA_F_MISS_NOTIFY	(1U << 3)	/* with XT_ILA_F_MAP: report a miss to
-						 * ilactl monitor (ILA_MAP_CMD_MISS) */
+/* with XT_ILA_F_MAP: report a miss to ilactl monitor (ILA_MAP_CMD_MISS) */
+#define XT_ILA_F_MISS_NOTIFY	(1U << 3)
 #define XT_ILA_F_ALL		(XT_ILA_F_MAP | XT_ILA_F_MISS_DROP | XT_ILA_F_ILA2SIR | \
 				 XT_ILA_F_MISS_NOTIFY)
 
