@@ -9,6 +9,7 @@
 #   a      no conntrack, no reverse-path filter
 #   b      conntrack (one nft "ct state" rule in forward) + rp_filter=1
 #          (IPv6 has no rp_filter sysctl: conntrack only)
+#   b0     conntrack without rp_filter (IPv4 only: IPv6 (b) has none)
 #   c      b + nf_conntrack_rtcache loaded
 #   d      b + nft flowtable (UDP offloaded to it)
 #   e      conntrack + "-m rpfilter --invert -j DROP" in mangle PREROUTING
@@ -66,6 +67,10 @@ cfg_a_off() { :; }
 
 cfg_b_on() { ct_on && rpf_sysctl 1; }
 cfg_b_off() { ct_off; rpf_sysctl 0; }
+
+cfg_b0_check() { [ "$FAM" = 4 ] || { echo "IPv6 has no rp_filter: (b) is conntrack only"; return 1; }; }
+cfg_b0_on() { ct_on; }
+cfg_b0_off() { ct_off; }
 
 cfg_c_check() { rtc_check; }
 cfg_c_on() { rtc_on && cfg_b_on; }
@@ -161,6 +166,7 @@ trap topo_teardown EXIT
 meta base b
 label a "(a) no conntrack"
 label b "(b) conntrack + rp_filter=1 (IPv6: conntrack only)"
+label b0 "(b0) conntrack, rp_filter=0"
 label c "(c) (b) + rtcache"
 label d "(d) (b) + nft flowtable"
 label e "(e) conntrack + -m rpfilter"
@@ -172,7 +178,7 @@ meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop'
 meta seed "Seed (netperf UDP_STREAM 64 B, IPv4): (b) -> (c) 1.31x, (a) 1.61x of (b)."
 for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2; else dst=10.0.2.2; fi
-	run_configs rtcache "$FAM" $dst a b c d e e_rtc e_ret
+	run_configs rtcache "$FAM" $dst a b b0 c d e e_rtc e_ret
 	load_routes
 	run_configs rtcache "$FAM" $dst b_big c_big
 	unload_routes

@@ -2,28 +2,36 @@
 /*
  * nf_conntrack_rtcache: route cache for forwarded connections.
  *
- * For every forwarded connection the route (dst) chosen for each direction is
- * recorded, together with every input routing used to choose it, in a
- * per-netns table keyed by the conntrack. The inputs (struct rtc_key: the
- * destination and source address, input interface, mark, DSCP, IPv6 flow
- * label, rp_filter) are taken at the end of PRE_ROUTING, after every
- * mangle/NAT/ILA rewrite, which is what the route lookup that follows
- * sees; FORWARD then stores the route under them, but only for the very
- * packet whose inputs were taken and only if its addresses are unchanged
- * (a packet re-routed after PRE_ROUTING, e.g. SRv6 End, is never cached).
- * A later packet of the same direction whose inputs are equal gets that
- * route attached at the end of PRE_ROUTING and skips the FIB lookup (and,
- * with rp_filter=1, the reverse-path lookup) in ip_rcv_finish /
- * ip6_rcv_finish; a packet with other inputs (a locator moved by
- * `ilactl map replace`, a new DNPT rule, another mark) takes the lookup.
+ * One hook, at the end of PRE_ROUTING, after every mangle/NAT/ILA rewrite.
+ * For a packet of a confirmed connection it builds the inputs of the route
+ * lookup that follows (struct rtc_key: destination and source address,
+ * input interface, mark, DSCP, IPv6 flow label, rp_filter, and the
+ * connection's protocol and ports, which fib rules and the L4 multipath
+ * hash may use) and looks for the route recorded for the connection's
+ * direction under equal inputs:
+ *  - hit: the route is attached and ip_rcv_finish / ip6_rcv_finish skip the
+ *    FIB lookup (and, with rp_filter=1, the reverse-path lookup);
+ *  - miss (nothing recorded, other inputs: a locator moved by `ilactl map
+ *    replace`, a new DNPT rule, another mark; or the route went stale): the
+ *    hook routes the packet itself with the function the kernel would call
+ *    next (ip_route_input_noref, ipv6_stub->ipv6_route_input), leaves the
+ *    result attached and records it under the inputs it was given.
+ *    Routes the kernel must handle per packet (local delivery, redirects,
+ *    LWT/SRv6 and other reroutes, xfrm, errors) are recorded as "pass":
+ *    later packets with those inputs are left alone, so the kernel's early
+ *    demux and its own lookup run as without the cache.
+ * Nothing is recorded from FORWARD or later, so FORWARD-chain mangling
+ * (DSCP, CONNMARK) and re-routing after PRE_ROUTING cannot poison an entry.
  *
  * The kernel no longer lets a module add a conntrack extension, so the table
  * lives here:
  *  - an rhashtable per netns keyed by the nf_conn address. nf_conn objects are
- *    SLAB_TYPESAFE_BY_RCU, so an entry is only used when both conntrack tuples
- *    stored in it still equal the tuples of the connection attached to the
- *    packet. No reference on the conntrack is held: connections are never
- *    delayed or killed by this module (rmmod leaves them alone).
+ *    SLAB_TYPESAFE_BY_RCU and recycled: an entry found under the address may
+ *    have been recorded for an earlier connection. That is harmless on the
+ *    packet path, whose key holds every routing input (a route is a function
+ *    of its inputs, not of the connection); recording and reclaim compare
+ *    the stored tuples. No reference on the conntrack is held: connections
+ *    are never delayed or killed by this module (rmmod leaves them alone).
  *  - entries are immutable once published; changing a direction replaces the
  *    entry (rhashtable_replace_fast), whoever unlinks an entry frees it after
  *    an RCU grace period, releasing the dst references it holds.
@@ -67,6 +75,7 @@
 #include <net/ip6_fib.h>
 #include <net/ipv6.h>
 #include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
 #include <net/l3mdev.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -82,23 +91,30 @@
 #define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
 
-/* The inputs of a route lookup, as they are at the end of PRE_ROUTING. */
+/*
+ * The inputs of a route lookup, as they are at the end of PRE_ROUTING, and
+ * the connection's protocol and ports (fib rules and the L4 multipath hash
+ * use them). Compared word by word: no holes, a multiple of 8 bytes.
+ */
 struct rtc_key {
 	union nf_inet_addr daddr;
 	union nf_inet_addr saddr;
 	u32 mark;		/* skb->mark */
-	__be32 flowlabel;	/* IPv6: the multipath hash uses it */
 	int iif;		/* input interface */
+	__be32 flowlabel;	/* IPv6: the multipath hash uses it */
 	u8 dsfield;		/* DSCP (ECN masked) */
 	u8 rpf;			/* IPv4: rp_filter of the input device */
+	u8 proto;		/* the connection's layer 4 protocol */
+	u8 pad;
+	u64 ports;		/* both tuples' ports (or ICMP id/type/code) */
 };
 
 /* What is cached for one direction of a connection. */
 struct rtc_dir {
+	struct rtc_key key;	/* what the lookup that chose dst was given */
 	struct dst_entry *dst;	/* holds a reference; NULL: nothing cached */
 	u32 cookie;		/* IPv6: rt6_get_cookie() when cached */
-	u32 gen;		/* IPv6: fib6 serial + route genid when cached */
-	struct rtc_key key;	/* what the lookup that chose dst was given */
+	bool attach;		/* forwarded: serve dst; else leave to the kernel */
 	bool multipath;		/* it chose among ECMP nexthops */
 };
 
@@ -109,12 +125,6 @@ struct rtc_entry {
 	struct nf_conntrack_tuple tuple[IP_CT_DIR_MAX];
 	struct nf_conntrack_zone zone;	/* with tuple[0]: finds the conntrack */
 	struct rcu_head rcu;
-};
-
-/* Routing inputs taken in PRE_ROUTING, for FORWARD to store (per CPU). */
-struct rtc_pending {
-	const struct sk_buff *skb;
-	struct rtc_key key;
 };
 
 /* Per-CPU statistics, /proc/net/stat/nf_conntrack_rtcache. */
@@ -131,6 +141,7 @@ struct rtc_stat {
 
 struct rtc_net {
 	struct rhashtable ht;
+	struct nf_hook_ops ops[2];	/* priv: this struct */
 	atomic_t count;
 	int enabled;			/* sysctl net.netfilter.nf_conntrack_rtcache */
 	bool dead;			/* netns going away: no more lookups */
@@ -145,28 +156,18 @@ static unsigned int rtc_net_id __read_mostly;
 static bool rtc_unloading;	/* rmmod: netdev events need no work */
 static struct kmem_cache *rtc_cachep __read_mostly;
 
-/* Last packet given a cached route on this CPU: lets FORWARD skip the lookup. */
-static DEFINE_PER_CPU(const struct sk_buff *, rtc_hit_skb);
-/*
- * Packets that missed, with their routing inputs, per CPU, in a slot chosen
- * by the skb's address: list receive runs PRE_ROUTING for a whole batch
- * before routing and FORWARD for each packet, so one slot would only keep
- * the last packet of a batch. A slot is claimed (cleared) by every packet
- * that passes PRE_ROUTING, so it never offers another packet's inputs;
- * two packets of a batch in one slot only cost the first a later miss.
- */
-#define RTC_PENDING_BITS	6
-static DEFINE_PER_CPU(struct rtc_pending, rtc_pending[1 << RTC_PENDING_BITS]);
-
-static struct rtc_pending *rtc_pending_slot(const struct sk_buff *skb)
+/* The table is keyed by an object address: a multiplicative hash is enough. */
+static u32 rtc_hashfn(const void *data, u32 len, u32 seed)
 {
-	return this_cpu_ptr(&rtc_pending[hash_ptr(skb, RTC_PENDING_BITS)]);
+	return hash_64((unsigned long)*(const struct nf_conn * const *)data ^ seed,
+		       32);
 }
 
 static const struct rhashtable_params rtc_params = {
 	.head_offset		= offsetof(struct rtc_entry, node),
 	.key_offset		= offsetof(struct rtc_entry, ct),
 	.key_len		= sizeof(const struct nf_conn *),
+	.hashfn			= rtc_hashfn,
 	.automatic_shrinking	= true,
 };
 
@@ -211,33 +212,22 @@ static bool rtc_unlink(struct rtc_net *rn, struct rtc_entry *e)
 	return true;
 }
 
-static u32 rtc_gen6(const struct net *net)
+/* @dst (cached in @d) if it is still valid, else NULL. */
+static __always_inline struct dst_entry *
+rtc_dir_dst(const struct rtc_dir *d, struct dst_entry *dst, u8 pf)
 {
-#if IS_ENABLED(CONFIG_IPV6)
+	/* ipv4_dst_check(), without the call */
+	if (pf == NFPROTO_IPV4 && likely(dst->obsolete == DST_OBSOLETE_FORCE_CHK))
+		return ((const struct rtable *)dst)->rt_genid ==
+		       rt_genid_ipv4(dev_net(dst->dev)) ? dst : NULL;
 	/*
-	 * Rule changes and flushes move the IPv6 route generation. Route
-	 * changes are the per-route cookie's job (dst_check): they bump the
-	 * serial number of the fib6 nodes they affect. Not the netns-wide
-	 * fib6_sernum, which also moves on every PMTU exception and redirect
-	 * and would drop every entry each time.
+	 * IPv4: route generation. IPv6: the cookie stored when caching, the
+	 * serial number of the route's fib6 node, as sockets check their
+	 * cached routes: a route change or a path MTU exception renumbers the
+	 * nodes it affects, a rule change or flush every node. Not the
+	 * netns-wide fib6_sernum (rt_genid_ipv6): it moves on every exception
+	 * anywhere and would drop every entry each time.
 	 */
-	return (u32)rt_genid_ipv6(net);
-#else
-	return 0;
-#endif
-}
-
-/* The cached dst of @d if it is still valid, else NULL. */
-static struct dst_entry *rtc_dir_dst(const struct rtc_dir *d,
-				     const struct net *net, u8 pf)
-{
-	struct dst_entry *dst = d->dst;
-
-	if (!dst)
-		return NULL;
-	if (pf == NFPROTO_IPV6 && d->gen != rtc_gen6(net))
-		return NULL;
-	/* IPv4: route generation; IPv6: the cookie stored when caching. */
 	return dst_check(dst, d->cookie);
 }
 
@@ -263,9 +253,22 @@ static u8 rtc_rpf(const struct net_device *in, u8 pf)
 	return in_dev ? IN_DEV_RPFILTER(in_dev) : 0xff;
 }
 
-/* The routing inputs of @skb as they are now. */
+/* Both tuples' ports: with the addresses, what fib rules may look at. */
+static u64 rtc_ct_ports(const struct nf_conn *ct)
+{
+	const struct nf_conntrack_tuple *o = &ct->tuplehash[IP_CT_DIR_ORIGINAL].tuple;
+	const struct nf_conntrack_tuple *r = &ct->tuplehash[IP_CT_DIR_REPLY].tuple;
+
+	return (u64)(__force u16)o->src.u.all << 48 |
+	       (u64)(__force u16)o->dst.u.all << 32 |
+	       (u64)(__force u16)r->src.u.all << 16 |
+	       (__force u16)r->dst.u.all;
+}
+
+/* The routing inputs of @skb (of connection @ct) as they are now. */
 static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
-		       const struct net_device *in, u8 pf)
+		       const struct nf_conn *ct, const struct net_device *in,
+		       u8 pf)
 {
 	memset(k, 0, sizeof(*k));
 	if (pf == NFPROTO_IPV4) {
@@ -282,11 +285,38 @@ static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
 	k->iif = in->ifindex;
 	k->dsfield = rtc_dsfield(skb, pf);
 	k->rpf = rtc_rpf(in, pf);
+	k->proto = nf_ct_protonum(ct);
+	k->ports = rtc_ct_ports(ct);
 }
 
-static bool rtc_key_equal(const struct rtc_key *a, const struct rtc_key *b)
+/*
+ * Are the routing inputs of @skb those of @k? rtc_key_of() compared with
+ * @k, without building the key: this runs for every packet.
+ */
+static __always_inline bool rtc_key_match(const struct rtc_key *k,
+					  const struct sk_buff *skb,
+					  const struct nf_conn *ct,
+					  const struct net_device *in, u8 pf)
 {
-	return !memcmp(a, b, sizeof(*a));
+	u64 diff;
+
+	if (pf == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		diff = (k->daddr.ip ^ iph->daddr) | (k->saddr.ip ^ iph->saddr) |
+		       (k->rpf ^ rtc_rpf(in, pf));
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		if (!(ipv6_addr_equal(&k->daddr.in6, &ip6h->daddr) &
+		      ipv6_addr_equal(&k->saddr.in6, &ip6h->saddr)))
+			return false;
+		diff = k->flowlabel ^ ip6_flowlabel(ip6h);
+	}
+	diff |= (k->mark ^ skb->mark) | (k->iif ^ in->ifindex) |
+		(k->dsfield ^ rtc_dsfield(skb, pf)) |
+		(k->proto ^ nf_ct_protonum(ct)) | (k->ports ^ rtc_ct_ports(ct));
+	return !diff;
 }
 
 /* ---- packet path ----------------------------------------------------------- */
@@ -298,9 +328,9 @@ static bool rtc_ctinfo_ok(enum ip_conntrack_info ctinfo)
 	       ctinfo == IP_CT_ESTABLISHED_REPLY;
 }
 
-/* Packet properties that make it unsuitable for the cache in either hook. */
-static bool rtc_skb_ok(const struct sk_buff *skb, const struct net_device *in,
-		       u8 pf)
+/* Packet properties that leave the packet to the kernel's own routing. */
+static __always_inline bool rtc_skb_ok(const struct sk_buff *skb,
+				       const struct net_device *in, u8 pf)
 {
 	if (!in || skb->sk || skb->pkt_type != PACKET_HOST)
 		return false;
@@ -313,45 +343,9 @@ static bool rtc_skb_ok(const struct sk_buff *skb, const struct net_device *in,
 	return pf == NFPROTO_IPV6;
 }
 
-enum rtc_result { RTC_HIT, RTC_MISS, RTC_WRONG_IIF, RTC_STALE };
-
-/* Look up the cached route of @skb's connection and direction. */
-static struct dst_entry *rtc_find(struct rtc_net *rn, const struct nf_conn *ct,
-				  enum ip_conntrack_dir dir,
-				  const struct rtc_key *key, u8 pf,
-				  enum rtc_result *res, bool *multipath)
-{
-	const struct rtc_entry *e;
-	const struct rtc_dir *d;
-	struct dst_entry *dst;
-
-	*res = RTC_MISS;
-	e = rhashtable_lookup(&rn->ht, &ct, rtc_params);
-	if (!e || !rtc_owns(e, ct))
-		return NULL;
-	d = &e->dir[dir];
-	if (!d->dst)
-		return NULL;
-	if (d->key.iif != key->iif) {
-		*res = RTC_WRONG_IIF;
-		return NULL;
-	}
-	if (!rtc_key_equal(&d->key, key))
-		return NULL;
-	dst = rtc_dir_dst(d, rn->net, pf);
-	if (!dst) {
-		*res = RTC_STALE;
-		return NULL;
-	}
-	if (multipath)
-		*multipath = d->multipath;
-	*res = RTC_HIT;
-	return dst;
-}
-
 /* Common checks; returns the conntrack or NULL if the packet is not ours. */
-static struct nf_conn *rtc_skb_ct(const struct sk_buff *skb,
-				  enum ip_conntrack_dir *dir)
+static __always_inline struct nf_conn *
+rtc_skb_ct(const struct sk_buff *skb, enum ip_conntrack_dir *dir)
 {
 	enum ip_conntrack_info ctinfo;
 	struct nf_conn *ct = nf_ct_get(skb, &ctinfo);
@@ -363,57 +357,41 @@ static struct nf_conn *rtc_skb_ct(const struct sk_buff *skb,
 	return ct;
 }
 
-static unsigned int rtc_prerouting(void *priv, struct sk_buff *skb,
-				   const struct nf_hook_state *state)
+/*
+ * The route recorded for @ct/@dir under the inputs @skb has now, if it is
+ * still valid; *@dp: that direction of the entry, if there is an entry.
+ */
+static __always_inline struct dst_entry *
+rtc_lookup(struct rtc_net *rn, const struct sk_buff *skb,
+	   const struct nf_conn *ct, enum ip_conntrack_dir dir,
+	   const struct net_device *in, u8 pf, const struct rtc_dir **dp)
 {
-	struct rtc_pending *p = rtc_pending_slot(skb);
-	struct rtc_net *rn;
-	enum ip_conntrack_dir dir;
-	enum rtc_result res;
+	const struct rtc_entry *e;
+	const struct rtc_dir *d;
 	struct dst_entry *dst;
-	struct nf_conn *ct;
-	bool multipath;
 
-	this_cpu_write(rtc_hit_skb, NULL);
-	p->skb = NULL;
-	if (skb_dst(skb))
-		return NF_ACCEPT;
-	ct = rtc_skb_ct(skb, &dir);
-	if (!ct || !rtc_skb_ok(skb, state->in, state->pf))
-		return NF_ACCEPT;
-	rn = rtc_pernet(state->net);
-	if (!READ_ONCE(rn->enabled))
-		return NF_ACCEPT;
-
-	rtc_key_of(&p->key, skb, state->in, state->pf);
-	dst = rtc_find(rn, ct, dir, &p->key, state->pf, &res, &multipath);
-	if (!dst) {
-		RTC_STAT_INC(rn, misses);
-		if (res == RTC_WRONG_IIF)
-			RTC_STAT_INC(rn, wrong_iif);
-		else if (res == RTC_STALE)
-			RTC_STAT_INC(rn, stale);
-		p->skb = skb;	/* FORWARD may store the route for this key */
-		return NF_ACCEPT;
-	}
-	/* as the route lookup would: no list-receive route hint for ECMP */
-	if (multipath) {
-		if (state->pf == NFPROTO_IPV4)
-			IPCB(skb)->flags |= IPSKB_MULTIPATH;
-		else
-			IP6CB(skb)->flags |= IP6SKB_MULTIPATH;
-	}
-	/* See the comment at the top: the dst outlives the RCU section. */
-	skb_dst_set_noref(skb, dst);
-	this_cpu_write(rtc_hit_skb, skb);
-	RTC_STAT_INC(rn, hits);
-	return NF_ACCEPT;
+	*dp = NULL;
+	e = rhashtable_lookup(&rn->ht, &ct, rtc_params);
+	if (!e)
+		return NULL;
+	/*
+	 * No check that @e was recorded for this incarnation of the recycled
+	 * nf_conn: the key holds every input the route depends on.
+	 */
+	d = &e->dir[dir];
+	*dp = d;
+	dst = READ_ONCE(d->dst);
+	if (!dst || !rtc_key_match(&d->key, skb, ct, in, pf))
+		return NULL;
+	return rtc_dir_dst(d, dst, pf);
 }
 
-static bool rtc_dst_cacheable(const struct sk_buff *skb,
-			      const struct dst_entry *dst, u8 pf)
+/* May later packets with the inputs of @skb be given @dst straight away? */
+static bool rtc_dst_attachable(const struct sk_buff *skb,
+			       const struct dst_entry *dst, u8 pf)
 {
-	if (dst->flags & (DST_FAKE_RTABLE | DST_METADATA) || dst_xfrm(dst))
+	if (dst->error || dst->lwtstate || dst_xfrm(dst) ||
+	    dst->flags & (DST_FAKE_RTABLE | DST_METADATA))
 		return false;
 	if (pf == NFPROTO_IPV4) {
 		const struct rtable *rt = (const struct rtable *)dst;
@@ -432,10 +410,9 @@ static bool rtc_dst_cacheable(const struct sk_buff *skb,
 	return false;
 }
 
-/* Record @dst for @ct/@dir; called from FORWARD, under RCU. */
+/* Record @fresh (its dst, not yet held) for @ct/@dir; under RCU. */
 static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
-		      enum ip_conntrack_dir dir, struct dst_entry *dst,
-		      const struct rtc_dir *fresh)
+		      enum ip_conntrack_dir dir, const struct rtc_dir *fresh)
 {
 	struct rtc_entry *e, *n;
 	bool owned;
@@ -443,25 +420,17 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 
 	e = rhashtable_lookup(&rn->ht, &ct, rtc_params);
 	owned = e && rtc_owns(e, ct);
-	if (owned) {
-		const struct rtc_dir *d = &e->dir[dir];
-
-		if (d->dst == dst && rtc_key_equal(&d->key, &fresh->key) &&
-		    d->multipath == fresh->multipath &&
-		    d->cookie == fresh->cookie && d->gen == fresh->gen)
-			return;
-	}
 	if (!e && atomic_read(&rn->count) >= nf_conntrack_count(rn->net)) {
 		/* never more entries than live connections: reclaim first */
 		RTC_STAT_INC(rn, insert_failed);
 		queue_delayed_work(system_power_efficient_wq, &rn->gc_work, 0);
 		return;
 	}
-	if (!dst_hold_safe(dst))
+	if (!dst_hold_safe(fresh->dst))
 		return;
 	n = kmem_cache_zalloc(rtc_cachep, GFP_ATOMIC);
 	if (!n) {
-		dst_release(dst);
+		dst_release(fresh->dst);
 		RTC_STAT_INC(rn, insert_failed);
 		return;
 	}
@@ -470,7 +439,6 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	n->tuple[IP_CT_DIR_REPLY] = ct->tuplehash[IP_CT_DIR_REPLY].tuple;
 	n->zone = *nf_ct_zone(ct);
 	n->dir[dir] = *fresh;
-	n->dir[dir].dst = dst;
 	if (owned && e->dir[!dir].dst) {
 		/* e is only freed after a grace period: its refs are alive */
 		n->dir[!dir] = e->dir[!dir];
@@ -503,66 +471,122 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	RTC_STAT_INC(rn, inserts);
 }
 
-static unsigned int rtc_forward(void *priv, struct sk_buff *skb,
-				const struct nf_hook_state *state)
+/*
+ * A miss: route @skb now, as ip_rcv_finish()/ip6_rcv_finish() would right
+ * after this hook (the same function, the same inputs), leave the result
+ * attached so they do not route it again, and record it under @key.
+ */
+static noinline void rtc_route(struct rtc_net *rn, struct sk_buff *skb,
+			       const struct nf_conn *ct,
+			       enum ip_conntrack_dir dir,
+			       const struct rtc_key *key,
+			       const struct nf_hook_state *state)
 {
-	struct rtc_pending *p = rtc_pending_slot(skb);
-	struct dst_entry *dst = skb_dst(skb);
-	enum ip_conntrack_dir dir;
-	struct rtc_dir fresh = {};
-	struct rtc_net *rn;
-	struct nf_conn *ct;
-	struct rtc_key now;
+	struct rtc_dir fresh = { .key = *key };
+	struct dst_entry *dst;
+	int err;
 
-	if (this_cpu_read(rtc_hit_skb) == skb) {
-		/* served from the cache in PRE_ROUTING: nothing to record */
-		this_cpu_write(rtc_hit_skb, NULL);
-		return NF_ACCEPT;
+	if (state->pf == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		err = ip_route_input_noref(skb, iph->daddr, iph->saddr,
+					   iph->tos, state->in);
+		if (err) {
+			/* the kernel routes it again and drops it, counted */
+			skb_dst_drop(skb);
+			return;
+		}
+		fresh.multipath = IPCB(skb)->flags & IPSKB_MULTIPATH;
+	} else {
+		if (!ipv6_stub->ipv6_route_input)
+			return;
+		/* error routes are attached too and handled by the kernel */
+		ipv6_stub->ipv6_route_input(skb);
+		fresh.multipath = IP6CB(skb)->flags & IP6SKB_MULTIPATH;
 	}
-	/* only the packet whose routing inputs PRE_ROUTING took */
-	if (p->skb != skb)
-		return NF_ACCEPT;
-	p->skb = NULL;
+	dst = skb_dst(skb);
 	if (!dst)
+		return;
+	fresh.dst = dst;
+	fresh.attach = rtc_dst_attachable(skb, dst, state->pf);
+	if (state->pf == NFPROTO_IPV6)
+		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
+	rtc_store(rn, ct, dir, &fresh);
+}
+
+/* A miss: count it (@d: the entry's direction, if any), route, record. */
+static noinline void rtc_miss(struct rtc_net *rn, struct sk_buff *skb,
+			      const struct nf_conn *ct,
+			      enum ip_conntrack_dir dir, const struct rtc_dir *d,
+			      const struct nf_hook_state *state)
+{
+	struct rtc_key key;
+
+	rtc_key_of(&key, skb, ct, state->in, state->pf);
+	RTC_STAT_INC(rn, misses);
+	if (d && d->dst) {
+		if (!memcmp(&d->key, &key, sizeof(key)))
+			RTC_STAT_INC(rn, stale);
+		else if (d->key.iif != key.iif)
+			RTC_STAT_INC(rn, wrong_iif);
+	}
+	rtc_route(rn, skb, ct, dir, &key, state);
+}
+
+static __always_inline unsigned int
+rtc_prerouting(struct rtc_net *rn, struct sk_buff *skb,
+	       const struct nf_hook_state *state, u8 pf)
+{
+	const struct net_device *in = state->in;
+	const struct rtc_dir *d;
+	enum ip_conntrack_dir dir;
+	struct dst_entry *dst;
+	struct nf_conn *ct;
+
+	if (skb_dst(skb))
 		return NF_ACCEPT;
 	ct = rtc_skb_ct(skb, &dir);
-	if (!ct || !rtc_skb_ok(skb, state->in, state->pf) ||
-	    !rtc_dst_cacheable(skb, dst, state->pf))
-		return NF_ACCEPT;
-	rn = rtc_pernet(state->net);
-	if (!READ_ONCE(rn->enabled))
-		return NF_ACCEPT;
-	/*
-	 * Re-routed after PRE_ROUTING (SRv6 End, LWT, a changed address):
-	 * the route does not belong to the inputs PRE_ROUTING saw.
-	 */
-	rtc_key_of(&now, skb, state->in, state->pf);
-	if (memcmp(&now.daddr, &p->key.daddr, sizeof(now.daddr)) ||
-	    memcmp(&now.saddr, &p->key.saddr, sizeof(now.saddr)) ||
-	    now.iif != p->key.iif)
+	if (!ct || !rtc_skb_ok(skb, in, pf) || !READ_ONCE(rn->enabled))
 		return NF_ACCEPT;
 
-	/* FORWARD mangling (DSCP, CONNMARK) must not change what is stored */
-	fresh.key = p->key;
-	if (state->pf == NFPROTO_IPV4)
-		fresh.multipath = IPCB(skb)->flags & IPSKB_MULTIPATH;
-	else
-		fresh.multipath = IP6CB(skb)->flags & IP6SKB_MULTIPATH;
-	if (state->pf == NFPROTO_IPV6) {
-		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
-		fresh.gen = rtc_gen6(state->net);
+	dst = rtc_lookup(rn, skb, ct, dir, in, pf, &d);
+	if (unlikely(!dst)) {
+		rtc_miss(rn, skb, ct, dir, d, state);
+		return NF_ACCEPT;
 	}
-	rtc_store(rn, ct, dir, dst, &fresh);
+	if (unlikely(!d->attach))	/* the kernel's own path, as without us */
+		return NF_ACCEPT;
+	/* as the route lookup would: no list-receive route hint for ECMP */
+	if (d->multipath) {
+		if (pf == NFPROTO_IPV4)
+			IPCB(skb)->flags |= IPSKB_MULTIPATH;
+		else
+			IP6CB(skb)->flags |= IP6SKB_MULTIPATH;
+	}
+	/* See the comment at the top: the dst outlives the RCU section. */
+	skb_dst_set_noref(skb, dst);
+	RTC_STAT_INC(rn, hits);
 	return NF_ACCEPT;
+}
+
+static unsigned int rtc_prerouting4(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	return rtc_prerouting(priv, skb, state, NFPROTO_IPV4);
+}
+
+static unsigned int rtc_prerouting6(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	return rtc_prerouting(priv, skb, state, NFPROTO_IPV6);
 }
 
 bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 				 const struct net_device *in, u8 pf)
 {
 	struct rtc_net *rn = rtc_pernet(net);
+	const struct rtc_dir *d;
 	enum ip_conntrack_dir dir;
-	enum rtc_result res;
-	struct rtc_key key;
 	struct nf_conn *ct;
 
 	if (pf != NFPROTO_IPV4 && pf != NFPROTO_IPV6)
@@ -572,34 +596,25 @@ bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 		return false;
 	if (READ_ONCE(rn->dead) || !READ_ONCE(rn->enabled))
 		return false;
-	rtc_key_of(&key, skb, in, pf);
-	return rtc_find(rn, ct, dir, &key, pf, &res, NULL) != NULL;
+	if (pf == NFPROTO_IPV4)
+		return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV4, &d) &&
+		       d->attach;
+	return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV6, &d) && d->attach;
 }
 EXPORT_SYMBOL_GPL(nf_conntrack_rtcache_cached);
 
+/* Registered per netns with priv = its struct rtc_net (rtc_net_init). */
 static const struct nf_hook_ops rtc_hook_ops[] = {
 	{
-		.hook		= rtc_prerouting,
+		.hook		= rtc_prerouting4,
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_PRE_ROUTING,
 		.priority	= NF_IP_PRI_LAST,
 	},
 	{
-		.hook		= rtc_forward,
-		.pf		= NFPROTO_IPV4,
-		.hooknum	= NF_INET_FORWARD,
-		.priority	= NF_IP_PRI_LAST,
-	},
-	{
-		.hook		= rtc_prerouting,
+		.hook		= rtc_prerouting6,
 		.pf		= NFPROTO_IPV6,
 		.hooknum	= NF_INET_PRE_ROUTING,
-		.priority	= NF_IP6_PRI_LAST,
-	},
-	{
-		.hook		= rtc_forward,
-		.pf		= NFPROTO_IPV6,
-		.hooknum	= NF_INET_FORWARD,
 		.priority	= NF_IP6_PRI_LAST,
 	},
 };
@@ -652,7 +667,8 @@ static bool rtc_entry_stale(const struct rtc_net *rn, const struct rtc_entry *e)
 	int i;
 
 	for (i = 0; i < IP_CT_DIR_MAX; i++)
-		if (e->dir[i].dst && !rtc_dir_dst(&e->dir[i], rn->net, pf))
+		if (e->dir[i].dst &&
+		    !rtc_dir_dst(&e->dir[i], e->dir[i].dst, pf))
 			return true;
 	return false;
 }
@@ -911,7 +927,11 @@ static int __net_init rtc_net_init(struct net *net)
 		err = -ENOMEM;
 		goto err_sysctl;
 	}
-	err = nf_register_net_hooks(net, rtc_hook_ops, ARRAY_SIZE(rtc_hook_ops));
+	BUILD_BUG_ON(ARRAY_SIZE(rn->ops) != ARRAY_SIZE(rtc_hook_ops));
+	memcpy(rn->ops, rtc_hook_ops, sizeof(rn->ops));
+	rn->ops[0].priv = rn;
+	rn->ops[1].priv = rn;
+	err = nf_register_net_hooks(net, rn->ops, ARRAY_SIZE(rn->ops));
 	if (err)
 		goto err_proc;
 	return 0;
@@ -933,7 +953,7 @@ static void __net_exit rtc_net_pre_exit(struct net *net)
 
 	/* a grace period passes before .exit: lookups that saw !dead are done */
 	WRITE_ONCE(rn->dead, true);
-	nf_unregister_net_hooks(net, rtc_hook_ops, ARRAY_SIZE(rtc_hook_ops));
+	nf_unregister_net_hooks(net, rn->ops, ARRAY_SIZE(rn->ops));
 }
 
 static void rtc_destroy_entry(void *ptr, void *arg)

@@ -159,6 +159,44 @@ link_flap() {
 	expect "hits after up" "$(rtc_d hits)" -ge $((h + 8))
 }
 
+@test "IPv6: a path MTU exception on another route leaves cached routes valid" {
+	RTC_UNDO='ip -n "$router" -6 route flush cache 2>/dev/null; true'
+	fam 6
+	udp_send "$CLI" 4140 "$SRV" 5000 5
+	expect "hits after 5" "$(rtc_d hits)" -eq 3
+	# the router learns an exception on its client-side route: a Packet
+	# Too Big quoting an echo request it sent to fd00:1::77
+	rns "$client" perl "$BATS_TEST_DIRNAME/icmp6_ptb.pl" fd00:1::1 fd00:1::1 fd00:1::77 1400
+	rwait 5 pmtu_exception fd00:1::77 1400
+	# the service's route is another fib6 node: its cookie still holds
+	udp_send "$CLI" 4140 "$SRV" 5000 5
+	expect hits "$(rtc_d hits)" -eq 8
+	expect stale "$(rtc_d stale)" -eq 0
+	expect misses "$(rtc_d misses)" -eq 1
+	expect received "$(srv_count s0v6)" -eq 10
+}
+
+@test "traffic to the router itself is left to the kernel: recorded once as a pass, never served" {
+	RTC_UNDO='rns "$router" nft delete table inet rtl 2>/dev/null; true'
+	rns "$router" nft -f - <<-'EOF'
+	table inet rtl {
+		chain in {
+			type filter hook input priority 0;
+			udp dport 5555 counter
+		}
+	}
+	EOF
+	udp_send 10.0.1.2 4150 10.0.1.1 5555 10
+	udp_send fd00:1::2 4150 fd00:1::1 5555 10
+	local n
+	n=$(rns "$router" nft list chain inet rtl in | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+	expect "delivered locally" "$n" -eq 20
+	expect hits "$(rtc_d hits)" -eq 0
+	# packet 1 of each: unconfirmed; packet 2: routed once by the cache
+	expect misses "$(rtc_d misses)" -eq 2
+	expect entries "$(rtc_stat entries)" -eq 2
+}
+
 @test "IPv4: egress link down/up" {
 	link_flap 4
 }
@@ -385,14 +423,17 @@ move_nft() {
 	# the client steers the service through the router's SID fd00:5::1
 	ip -n "$client" -6 route add fd00:9::9/128 encap seg6 mode inline segs fd00:5::1 \
 		via fd00:1::1 dev c0 metric 5
-	local a0 h
-	a0=$(srv_count s0v6) h=$(rtc_d hits)
+	local a0 h m
+	a0=$(srv_count s0v6) h=$(rtc_d hits) m=$(rtc_d misses)
 	udp_send fd00:1::2 4135 fd00:9::9 5000 10
-	# End rewrote the destination after PRE_ROUTING: nothing stored,
-	# every packet routed (End applied) and delivered
+	# End rewrites the destination after PRE_ROUTING: the SID's route is
+	# recorded once as one the kernel must handle itself (a "pass"), never
+	# served; every packet is routed by the kernel (End applied) and
+	# delivered
 	expect "delivered via path A" "$(srv_count s0v6)" -eq $((a0 + 10))
 	expect "hits" "$(rtc_d hits)" -eq "$h"
-	expect entries "$(rtc_stat entries)" -eq 0
+	expect "misses (the first confirmed packet only)" "$(rtc_d misses)" -le $((m + 1))
+	expect entries "$(rtc_stat entries)" -le 1
 	ip -n "$client" -6 route del fd00:9::9/128 metric 5
 	ip -n "$router" -6 route del fd00:5::1/128
 }

@@ -225,6 +225,11 @@ expect() {
 	fi
 }
 
+# pmtu_exception ADDR MTU : the router has a path MTU exception for ADDR.
+pmtu_exception() {
+	ip -n "$router" -6 route show cache | grep -q "^$1 .* mtu $2"
+}
+
 stat_ge() { [ "$(rtc_stat "$1")" -ge "$2" ]; }
 stat_is() { [ "$(rtc_stat "$1")" -eq "$2" ]; }
 
