@@ -410,6 +410,23 @@ static bool rtc_dst_attachable(const struct sk_buff *skb,
 	return false;
 }
 
+/*
+ * Whether every packet of a connection direction gets one multipath hash:
+ * the L3 and L4 policies hash what the key holds (addresses, flow label,
+ * protocol, ports); the inner-header and custom policies (2, 3) may hash
+ * the headers of a tunnel's inner flows, which differ packet by packet.
+ */
+static bool rtc_mp_hash_per_flow(const struct net *net, u8 pf)
+{
+	if (pf == NFPROTO_IPV6)
+		return ip6_multipath_hash_policy(net) <= 1;
+#ifdef CONFIG_IP_ROUTE_MULTIPATH
+	return READ_ONCE(net->ipv4.sysctl_fib_multipath_hash_policy) <= 1;
+#else
+	return true;
+#endif
+}
+
 /* Record @fresh (its dst, not yet held) for @ct/@dir; under RCU. */
 static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 		      enum ip_conntrack_dir dir, const struct rtc_dir *fresh)
@@ -508,7 +525,9 @@ static noinline void rtc_route(struct rtc_net *rn, struct sk_buff *skb,
 	if (!dst)
 		return;
 	fresh.dst = dst;
-	fresh.attach = rtc_dst_attachable(skb, dst, state->pf);
+	fresh.attach = rtc_dst_attachable(skb, dst, state->pf) &&
+		       (!fresh.multipath ||
+			rtc_mp_hash_per_flow(state->net, state->pf));
 	if (state->pf == NFPROTO_IPV6)
 		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
 	rtc_store(rn, ct, dir, &fresh);

@@ -472,6 +472,15 @@ move_nft() {
 	done
 	# 16 flows did not all take one path
 	[ $used_a = 1 ] && [ $used_b = 1 ]
+	# inner-header hashing (policy 2) may spread the inner flows of one
+	# tunnel connection over the paths: multipath routes are never served
+	rns "$router" busybox sh -c '
+		echo 2 >/proc/sys/net/ipv4/fib_multipath_hash_policy
+		echo 2 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	h=$(rtc_d hits)
+	udp_send 10.0.1.2 4150 10.0.9.9 5000 6
+	udp_send fd00:1::2 4150 fd00:9::9 5000 6
+	expect "policy 2: hits" "$(rtc_d hits)" -eq "$h"
 	eval "$RTC_UNDO"
 }
 
