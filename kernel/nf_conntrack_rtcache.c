@@ -163,11 +163,20 @@ static u32 rtc_hashfn(const void *data, u32 len, u32 seed)
 		       32);
 }
 
+/* The key compared inline (rhashtable's default calls memcmp). */
+static int rtc_obj_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct rtc_entry *e = obj;
+
+	return *(const struct nf_conn * const *)arg->key != e->ct;
+}
+
 static const struct rhashtable_params rtc_params = {
 	.head_offset		= offsetof(struct rtc_entry, node),
 	.key_offset		= offsetof(struct rtc_entry, ct),
 	.key_len		= sizeof(const struct nf_conn *),
 	.hashfn			= rtc_hashfn,
+	.obj_cmpfn		= rtc_obj_cmpfn,
 	.automatic_shrinking	= true,
 };
 

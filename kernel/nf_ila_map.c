@@ -146,11 +146,21 @@ static u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
 
 static struct genl_family nf_ila_map_family __ro_after_init;
 
+/* The key compared inline (rhashtable's default calls memcmp). */
+static int nf_ila_map_obj_cmpfn(struct rhashtable_compare_arg *arg,
+				const void *obj)
+{
+	const struct nf_ila_map_entry *e = obj;
+
+	return *(const __be64 *)arg->key != e->ident;
+}
+
 static const struct rhashtable_params nf_ila_map_params = {
 	.head_offset		= offsetof(struct nf_ila_map_entry, node),
 	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
 	.key_len		= sizeof(__be64),
 	.hashfn			= nf_ila_map_hashfn,
+	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
 	.automatic_shrinking	= true,
 };
 
