@@ -229,6 +229,24 @@ rtc_dir_dst(const struct rtc_dir *d, struct dst_entry *dst, u8 pf)
 	if (pf == NFPROTO_IPV4 && likely(dst->obsolete == DST_OBSOLETE_FORCE_CHK))
 		return ((const struct rtable *)dst)->rt_genid ==
 		       rt_genid_ipv4(dev_net(dst->dev)) ? dst : NULL;
+#if IS_ENABLED(CONFIG_IPV6)
+	/*
+	 * ip6_dst_check() of the per-CPU copy of a fib6 route, what input
+	 * routing hands out (rt6_dst_from_check()), without the call; other
+	 * IPv6 routes take dst_check() below.
+	 */
+	if (pf == NFPROTO_IPV6) {
+		const struct rt6_info *rt = (const struct rt6_info *)dst;
+		const struct fib6_info *from = rcu_dereference(rt->from);
+		u32 cookie;
+
+		if (likely(!rt->sernum && (rt->rt6i_flags & RTF_PCPU) && from &&
+			   dst->obsolete == DST_OBSOLETE_FORCE_CHK &&
+			   !(from->fib6_flags & RTF_EXPIRES) &&
+			   fib6_get_cookie_safe(from, &cookie)))
+			return cookie == d->cookie ? dst : NULL;
+	}
+#endif
 	/*
 	 * IPv4: route generation. IPv6: the cookie stored when caching, the
 	 * serial number of the route's fib6 node, as sockets check their
