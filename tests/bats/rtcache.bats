@@ -545,7 +545,7 @@ many_flows() {
 	local dir=$BATS_TEST_TMPDIR c4 c6
 	head -c 4000000 /dev/urandom >"$dir/data"
 	# slow the client down so the transfers run while the module goes away
-	rns "$client" /usr/sbin/tc qdisc add dev c0 root tbf rate 6mbit burst 32kb latency 400ms
+	rns "$client" /usr/sbin/tc qdisc add dev c0 root tbf rate 3mbit burst 32kb latency 400ms
 	rns_bg "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc &
 	BG_PIDS+=" $!"
 	rns_bg "$server" socat -u TCP6-LISTEN:6001,reuseaddr OPEN:"$dir/out6",creat,trunc &
