@@ -19,10 +19,11 @@
  * @pf: NFPROTO_IPV4 or NFPROTO_IPV6
  *
  * True when the route cache holds, for the connection attached to @skb and
- * the packet's direction, a route that was recorded for a packet arriving on
- * @in with the same mark and DSCP, and that route is still valid (IPv4 route
- * generation, IPv6 cookie and fib serial number unchanged). Must be called
- * under rcu_read_lock() (netfilter hooks are).
+ * the packet's direction, a route to forward on that was recorded for a
+ * packet arriving on @in with the same routing inputs (addresses, mark,
+ * DSCP, IPv6 flow label, rp_filter), and that route is still valid (IPv4
+ * route generation, IPv6 cookie unchanged). Must be called under
+ * rcu_read_lock() (netfilter hooks are).
  */
 bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 				 const struct net_device *in, u8 pf);
