@@ -96,17 +96,19 @@ static bool nf_ila_hook_point_src(u8 point)
  * --map: the translation of the address at @addr (inside the hook's
  * prefix) to the locator its identifier maps to; false on a miss.
  */
-static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
-				 struct ila_xlat *mx)
+static __always_inline bool
+nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
+		     struct ila_xlat *mx)
 {
-	struct nf_ila_map_result res;
+	const struct nf_ila_map_entry *e;
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(h->map, ident, &res, h->miss_notify))
+	e = nf_ila_map_lookup(h->map, ident, h->miss_notify);
+	if (!e)
 		return false;
-	ila_xlat_init64s(mx, addr, (const u8 *)&res.locator, res.loc_sum,
-			 res.csum_mode, h->translate, h->dir);
+	ila_xlat_init64s(mx, addr, (const u8 *)&e->locator, e->loc_sum,
+			 e->csum_mode, h->translate, h->dir);
 	return true;
 }
 

@@ -48,55 +48,14 @@ static_assert(ILA_MAP_NAMSIZ == XT_ILA_MAP_NAMELEN);
 
 #define NF_ILA_MAP_MAX_PER_NET	1024
 
-struct nf_ila_map_entry {
-	struct rhash_head	node;
-	__be64			ident;
-	__be64			locator;
-	u16			loc_sum;	/* ila_sum16(&locator, 4) */
-	u8			csum_mode;
-	/*
-	 * Packets that hit the entry. One shared counter (a per-CPU one per
-	 * entry would cost more memory than the entry): exact, and cheap while
-	 * an identifier's packets come in on one CPU, as RSS keeps a flow.
-	 */
-	atomic64_t		hits;
-	struct rcu_head		rcu;
-};
 
-/*
- * Per-CPU packet counters, bumped with this_cpu_inc(): safe from softirq
- * (PREROUTING) and from process context with preemption enabled (OUTPUT
- * under nft_compat) alike. Readers sum them; lookups = hits + misses.
- */
-struct nf_ila_map_pcpu {
-	u64	hits;
-	u64	misses;
-};
 
 /*
  * The contents of a map: what `ilactl map swap` exchanges between two maps
  * (one pointer store each), so rules and hooks that hold a map see the
  * other contents from the next packet on, with no window of misses.
  */
-struct nf_ila_map_tbl {
-	struct rhashtable		ht;
-	u32				max_entries;
-};
 
-struct nf_ila_map {
-	struct nf_ila_map_tbl __rcu	*tbl;	/* changed under mn->lock */
-	struct nf_ila_map_pcpu __percpu	*stats;
-	struct list_head		list;	/* nf_ila_map_net.maps */
-	refcount_t			refcnt;	/* list + rules + dumps */
-	atomic_t			rules;	/* rules using the map */
-	atomic_t			dumps;	/* entry dumps walking tbl */
-	char				name[ILA_MAP_NAMSIZ];
-	struct rcu_work			free_work;
-	/* NOTIFY_MISS: misses to the "events" group, rate-limited */
-	bool				notify_miss;
-	struct ratelimit_state		miss_rs;
-	possible_net_t			net;
-};
 
 struct nf_ila_map_net {
 	struct mutex		lock;	/* maps list and all updates */
@@ -119,50 +78,14 @@ static struct workqueue_struct *nf_ila_map_wq __read_mostly;
  * one identifier at line rate (the shared counter's cache line bounces), and
  * for `make bench`, which measures what the counters cost.
  */
-static bool entry_hits __read_mostly = true;
-module_param(entry_hits, bool, 0644);
+bool nf_ila_map_entry_hits __read_mostly = true;
+EXPORT_SYMBOL_GPL(nf_ila_map_entry_hits);
+module_param_named(entry_hits, nf_ila_map_entry_hits, bool, 0644);
 MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); default Y");
 
-/*
- * The identifier's bucket: the 64-bit finalizer of MurmurHash3 over the
- * identifier and the table's random seed, a few multiplications instead of
- * jhash2's rounds. Every bit of the identifier reaches every bit of the
- * hash, so identifiers that differ anywhere spread. Chains are made of the
- * entries the operator added; a packet's identifier only selects one.
- */
-static u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
-{
-	u64 k;
-
-	memcpy(&k, data, sizeof(k));
-	k ^= (u64)seed << 32 | seed;
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return (u32)k;
-}
 
 static struct genl_family nf_ila_map_family __ro_after_init;
 
-/* The key compared inline (rhashtable's default calls memcmp). */
-static int nf_ila_map_obj_cmpfn(struct rhashtable_compare_arg *arg,
-				const void *obj)
-{
-	const struct nf_ila_map_entry *e = obj;
-
-	return *(const __be64 *)arg->key != e->ident;
-}
-
-static const struct rhashtable_params nf_ila_map_params = {
-	.head_offset		= offsetof(struct nf_ila_map_entry, node),
-	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
-	.key_len		= sizeof(__be64),
-	.hashfn			= nf_ila_map_hashfn,
-	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
-	.automatic_shrinking	= true,
-};
 
 static struct nf_ila_map_net *nf_ila_map_pernet(struct net *net)
 {
@@ -256,28 +179,13 @@ EXPORT_SYMBOL_GPL(nf_ila_map_put);
 
 static void nf_ila_map_miss_notify(struct nf_ila_map *map, __be64 ident);
 
-bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
-		       struct nf_ila_map_result *res, bool notify_miss)
+void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss)
 {
-	struct nf_ila_map_entry *e;
-
-	e = rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
-			      nf_ila_map_params);
-	if (!e) {
-		this_cpu_inc(map->stats->misses);
-		if (unlikely(notify_miss || map->notify_miss))
-			nf_ila_map_miss_notify(map, ident);
-		return false;
-	}
-	this_cpu_inc(map->stats->hits);
-	if (READ_ONCE(entry_hits))
-		atomic64_inc(&e->hits);
-	res->locator = e->locator;
-	res->loc_sum = e->loc_sum;
-	res->csum_mode = e->csum_mode;
-	return true;
+	this_cpu_inc(map->stats->misses);
+	if (unlikely(notify_miss || map->notify_miss))
+		nf_ila_map_miss_notify(map, ident);
 }
-EXPORT_SYMBOL_GPL(nf_ila_map_lookup);
+EXPORT_SYMBOL_GPL(nf_ila_map_miss);
 
 /* ---- netlink helpers ----------------------------------------------------- */
 

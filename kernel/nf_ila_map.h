@@ -1,25 +1,114 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nf_ila_map.h - kernel API of nf_ila_map for its users (xt_ILA --map).
+ * nf_ila_map.h - kernel API of nf_ila_map for its users (xt_ILA --map,
+ * nf_ila_hook).
  *
- * A rule takes a reference on a map by (netns, name) in checkentry and drops
- * it in destroy; while it holds one, the map cannot be destroyed. Lookups run
- * under rcu_read_lock() (the netfilter hook path) and never take a lock.
+ * A user takes a reference on a map by (netns, name) when its rule or hook
+ * is created and drops it when it goes; while it holds one, the map cannot
+ * be destroyed. Lookups run under rcu_read_lock() (the netfilter hook path)
+ * and never take a lock. The map and its entries are defined here so the
+ * lookup is inlined into the users' packet paths (nf_ila_map_lookup).
  */
 #ifndef _NF_ILA_MAP_H
 #define _NF_ILA_MAP_H
 
 #include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/ratelimit.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
 #include <linux/ila_map.h>
 
-struct net;
-struct nf_ila_map;
-
-struct nf_ila_map_result {
-	__be64	locator;
-	u16	loc_sum;	/* ila_sum16(&locator, 4), kept with the entry */
-	u8	csum_mode;	/* enum ila_map_csum_mode */
+struct nf_ila_map_entry {
+	struct rhash_head	node;
+	__be64			ident;
+	__be64			locator;
+	u16			loc_sum;	/* ila_sum16(&locator, 4) */
+	u8			csum_mode;
+	/*
+	 * Packets that hit the entry. One shared counter (a per-CPU one per
+	 * entry would cost more memory than the entry): exact, and cheap while
+	 * an identifier's packets come in on one CPU, as RSS keeps a flow.
+	 */
+	atomic64_t		hits;
+	struct rcu_head		rcu;
 };
+
+/*
+ * Per-CPU packet counters, bumped with this_cpu_inc(): safe from softirq
+ * (PREROUTING) and from process context with preemption enabled (OUTPUT
+ * under nft_compat) alike. Readers sum them; lookups = hits + misses.
+ */
+struct nf_ila_map_pcpu {
+	u64	hits;
+	u64	misses;
+};
+
+struct nf_ila_map_tbl {
+	struct rhashtable		ht;
+	u32				max_entries;
+};
+
+struct nf_ila_map {
+	struct nf_ila_map_tbl __rcu	*tbl;	/* changed under mn->lock */
+	struct nf_ila_map_pcpu __percpu	*stats;
+	struct list_head		list;	/* nf_ila_map_net.maps */
+	refcount_t			refcnt;	/* list + rules + dumps */
+	atomic_t			rules;	/* rules using the map */
+	atomic_t			dumps;	/* entry dumps walking tbl */
+	char				name[ILA_MAP_NAMSIZ];
+	struct rcu_work			free_work;
+	/* NOTIFY_MISS: misses to the "events" group, rate-limited */
+	bool				notify_miss;
+	struct ratelimit_state		miss_rs;
+	possible_net_t			net;
+};
+
+/*
+ * The identifier's bucket: the 64-bit finalizer of MurmurHash3 over the
+ * identifier and the table's random seed, a few multiplications instead of
+ * jhash2's rounds. Every bit of the identifier reaches every bit of the
+ * hash, so identifiers that differ anywhere spread. Chains are made of the
+ * entries the operator added; a packet's identifier only selects one.
+ */
+static inline u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
+{
+	u64 k;
+
+	memcpy(&k, data, sizeof(k));
+	k ^= (u64)seed << 32 | seed;
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (u32)k;
+}
+
+/* The key compared inline (rhashtable's default calls memcmp). */
+static inline int nf_ila_map_obj_cmpfn(struct rhashtable_compare_arg *arg,
+				       const void *obj)
+{
+	const struct nf_ila_map_entry *e = obj;
+
+	return *(const __be64 *)arg->key != e->ident;
+}
+
+static const struct rhashtable_params nf_ila_map_params = {
+	.head_offset		= offsetof(struct nf_ila_map_entry, node),
+	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
+	.key_len		= sizeof(__be64),
+	.hashfn			= nf_ila_map_hashfn,
+	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
+	.automatic_shrinking	= true,
+};
+
+/* nf_ila_map's parameter entry_hits: count hits per entry (default on) */
+extern bool nf_ila_map_entry_hits;
 
 /*
  * nf_ila_map_get - find the map NAME in NET and hold it for a rule.
@@ -31,12 +120,32 @@ struct nf_ila_map *nf_ila_map_get(struct net *net, const char *name);
 void nf_ila_map_put(struct nf_ila_map *map);
 
 /*
- * nf_ila_map_lookup - identifier -> locator + checksum mode.
- * Caller holds rcu_read_lock() with BH disabled (netfilter hooks do).
- * Counts a hit or a miss in the map's per-CPU counters. A miss is reported
- * to ilactl monitor (once) when NOTIFY_MISS or the map's notify-miss asks.
+ * nf_ila_map_miss - count a miss of IDENT; report it to ilactl monitor
+ * (once, rate-limited) when NOTIFY_MISS or the map's notify-miss asks.
  */
-bool nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident,
-		       struct nf_ila_map_result *res, bool notify_miss);
+void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss);
+
+/*
+ * nf_ila_map_lookup - the entry of identifier IDENT, or NULL (a miss, counted
+ * and reported as nf_ila_map_miss does). Counts a hit in the map's per-CPU
+ * counters and the entry's. Caller holds rcu_read_lock() with BH disabled
+ * (netfilter hooks do); the entry is valid until it drops it.
+ */
+static __always_inline const struct nf_ila_map_entry *
+nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident, bool notify_miss)
+{
+	struct nf_ila_map_entry *e;
+
+	e = rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
+			      nf_ila_map_params);
+	if (unlikely(!e)) {
+		nf_ila_map_miss(map, ident, notify_miss);
+		return NULL;
+	}
+	this_cpu_inc(map->stats->hits);
+	if (READ_ONCE(nf_ila_map_entry_hits))
+		atomic64_inc(&e->hits);
+	return e;
+}
 
 #endif /* _NF_ILA_MAP_H */

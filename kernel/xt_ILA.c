@@ -54,15 +54,16 @@ static bool ila_map_xlat(const struct xt_ila_tginfo *info,
 {
 	bool src = info->translate == XT_ILA_TRANSLATE_SRC;
 	const u8 *addr = src ? ip6h->saddr.s6_addr : ip6h->daddr.s6_addr;
-	struct nf_ila_map_result res;
+	const struct nf_ila_map_entry *e;
 	__be64 ident;
 
 	memcpy(&ident, addr + 8, sizeof(ident));
-	if (!nf_ila_map_lookup(ila_map_of(info), ident, &res,
-			       info->flags & XT_ILA_F_MISS_NOTIFY))
+	e = nf_ila_map_lookup(ila_map_of(info), ident,
+			      info->flags & XT_ILA_F_MISS_NOTIFY);
+	if (!e)
 		return false;
-	ila_xlat_init64s(x, addr, (const u8 *)&res.locator, res.loc_sum,
-			 res.csum_mode, src,
+	ila_xlat_init64s(x, addr, (const u8 *)&e->locator, e->loc_sum,
+			 e->csum_mode, src,
 			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
 							  ILA_DIR_SIR2ILA);
 	return true;
