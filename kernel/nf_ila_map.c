@@ -48,14 +48,7 @@ static_assert(ILA_MAP_NAMSIZ == XT_ILA_MAP_NAMELEN);
 
 #define NF_ILA_MAP_MAX_PER_NET	1024
 
-
-
-/*
- * The contents of a map: what `ilactl map swap` exchanges between two maps
- * (one pointer store each), so rules and hooks that hold a map see the
- * other contents from the next packet on, with no window of misses.
- */
-
+/* struct nf_ila_map and its entries: nf_ila_map.h (users inline lookups) */
 
 struct nf_ila_map_net {
 	struct mutex		lock;	/* maps list and all updates */
@@ -82,7 +75,6 @@ bool nf_ila_map_entry_hits __read_mostly = true;
 EXPORT_SYMBOL_GPL(nf_ila_map_entry_hits);
 module_param_named(entry_hits, nf_ila_map_entry_hits, bool, 0644);
 MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); default Y");
-
 
 static struct genl_family nf_ila_map_family __ro_after_init;
 

@@ -48,6 +48,11 @@ struct nf_ila_map_pcpu {
 	u64	misses;
 };
 
+/*
+ * The contents of a map: what `ilactl map swap` exchanges between two maps
+ * (one pointer store each), so rules and hooks that hold a map see the
+ * other contents from the next packet on, with no window of misses.
+ */
 struct nf_ila_map_tbl {
 	struct rhashtable		ht;
 	u32				max_entries;
