@@ -78,7 +78,6 @@ MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); def
 
 static struct genl_family nf_ila_map_family __ro_after_init;
 
-
 static struct nf_ila_map_net *nf_ila_map_pernet(struct net *net)
 {
 	return net_generic(net, nf_ila_map_net_id);
