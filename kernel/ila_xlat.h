@@ -316,4 +316,103 @@ static __always_inline bool ila_xlat_skb_fast(struct sk_buff *skb,
 	return true;
 }
 
+/*
+ * ila_xlat_skb_fast() for the locator-only modes (ila_mode_loc_only()),
+ * where a translation is known by two numbers: loc, the address's new
+ * upper 64 bits (raw), and diff, the change of its sum (canonical, 0 for
+ * none); adjust: adjust-transport, else no-action. In three steps, so that
+ * the caller computes loc and diff only for a packet that qualifies.
+ * Offsets are from skb->head, as the skb's own header offsets are.
+ *
+ * ila_loc_coff() - whether the packet is the common case of
+ * ila_xlat_skb_fast(): TCP or UDP right after the IPv6 header, headers
+ * linear up to the L4 checksum. Returns the L4 checksum's offset, 0 if
+ * not: the general path (ila_xlat_skb()) handles the packet.
+ */
+static __always_inline unsigned int ila_loc_coff(const struct sk_buff *skb)
+{
+	unsigned int coff = skb->network_header + sizeof(struct ipv6hdr);
+	const u8 proto = ipv6_hdr(skb)->nexthdr;
+
+	if (proto == IPPROTO_TCP)
+		coff += offsetof(struct tcphdr, check);
+	else if (proto == IPPROTO_UDP)
+		coff += offsetof(struct udphdr, check);
+	else
+		return 0;
+#ifdef NET_SKBUFF_DATA_USES_OFFSET
+	if (unlikely(coff + 2 > skb->tail))
+#else
+	if (unlikely(skb->head + coff + 2 > skb->tail))
+#endif
+		return 0;
+	return coff;
+}
+
+/*
+ * ila_loc_unshare() - make the headers up to the L4 checksum writable: a
+ * clone sharing them gets its own copy, as skb_ensure_writable() does
+ * (skb_clone_writable() with the length from skb->head; the copy keeps the
+ * headroom, so offsets from skb->head stay valid). False if the copy
+ * failed: the packet must be dropped.
+ */
+static __always_inline bool ila_loc_unshare(struct sk_buff *skb,
+					    unsigned int coff)
+{
+	if (likely(!skb_cloned(skb)) ||
+	    (!skb_header_cloned(skb) && coff + 2 <= skb->hdr_len))
+		return true;
+	return !pskb_expand_head(skb, 0, 0, GFP_ATOMIC);
+}
+
+/*
+ * ila_xlat_skb_loc() - write loc at aoff in the IPv6 header and fix the
+ * checksums; coff from ila_loc_coff(), after ila_loc_unshare(). The result
+ * of ila_xlat_skb_fast(). False, with nothing written, for the one case
+ * left to the general path: CHECKSUM_PARTIAL for another checksum than
+ * the L4 one (ila_csum_seed()).
+ */
+static __always_inline bool ila_xlat_skb_loc(struct sk_buff *skb,
+					     unsigned int coff,
+					     unsigned int aoff, __u64 loc,
+					     __u16 diff, bool adjust)
+{
+	u8 *field = skb->head + coff;
+	__u16 tot;
+
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		/* the field is the pseudo-header seed the device completes */
+		if (adjust && diff) {
+			/* ila_csum_seed(), the offset from skb->head */
+			if (skb->csum_start + skb->csum_offset != coff &&
+			    !(ipv6_hdr(skb)->nexthdr == IPPROTO_UDP &&
+			      skb_is_gso(skb) &&
+			      (skb_shinfo(skb)->gso_type &
+			       SKB_GSO_UDP_TUNNEL_CSUM)))
+				return false;
+			ila_put16(field, ila_add16(ila_get16(field), diff));
+		}
+		ila_put64(skb_network_header(skb) + aoff, loc);
+		return true;
+	}
+	ila_put64(skb_network_header(skb) + aoff, loc);
+	if (!diff)
+		return true;
+	tot = diff;
+	if (adjust)
+		tot = ila_add16(diff, ila_l4_csum_fix(field, diff, 0, 1,
+				ipv6_hdr(skb)->nexthdr == IPPROTO_UDP));
+	if (skb->ip_summed == CHECKSUM_COMPLETE) {
+		if (tot)
+			skb->csum = csum_block_add(skb->csum,
+						   (__force __wsum)(u32)tot,
+						   skb_network_offset(skb));
+	} else if (skb->ip_summed == CHECKSUM_UNNECESSARY && !adjust) {
+		/* no-action changed the address sum: let the stack verify */
+		skb->ip_summed = CHECKSUM_NONE;
+		skb->csum_level = 0;
+	}
+	return true;
+}
+
 #endif /* _NFILR_ILA_XLAT_H */

@@ -54,6 +54,7 @@ struct nf_ila_hook {
 	u8				point;	/* enum ila_hook_point */
 	u8				translate;
 	u8				pfx_len;
+	u16				src_sum;	/* ila_sum16(src_pfx, 4) */
 	u8				csum_mode;
 	u8				dir;
 	bool				miss_drop;
@@ -179,7 +180,7 @@ static noinline unsigned int nf_ila_hook_map_quoted(const struct nf_ila_hook *h,
 	return nf_ila_hook_general(h, skb, &mx, false);
 }
 
-/* A static prefix pair (no map): no stack, no call on the common path. */
+/* A static prefix pair (no map) in a neutral mode: no call on the common path. */
 static unsigned int nf_ila_hook_static_fn(void *priv, struct sk_buff *skb,
 					  const struct nf_hook_state *state)
 {
@@ -202,35 +203,165 @@ static unsigned int nf_ila_hook_static_fn(void *priv, struct sk_buff *skb,
 	return nf_ila_hook_general(h, skb, &h->xlat, true);
 }
 
-/* A map: the identifier's entry gives the translation of this packet. */
-static unsigned int nf_ila_hook_map_fn(void *priv, struct sk_buff *skb,
-				       const struct nf_hook_state *state)
+/* A packet that could not be made writable. */
+static noinline unsigned int nf_ila_hook_drop(const struct nf_ila_hook *h)
 {
-	const struct nf_ila_hook *h = priv;
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	const u8 *addr = (const u8 *)ip6h + h->xlat.aoff;
-	const unsigned int len = skb->len;
+	this_cpu_inc(h->stats->drops);
+	return NF_DROP;
+}
+
+/* Packets and bytes translated: the common path's counters. */
+static __always_inline void nf_ila_hook_count(const struct nf_ila_hook *h,
+					      const struct sk_buff *skb)
+{
+	struct nf_ila_hook_pcpu __percpu *stats = h->stats;
+
+	this_cpu_inc(stats->packets);
+	this_cpu_add(stats->bytes, skb->len);
+}
+
+/*
+ * The locator-only modes (adjust-transport, no-action; the default): the
+ * translation is the prefix's new upper 64 bits and the precomputed sum
+ * change (ila_xlat_skb_loc()). Instances for each mode and for /64
+ * prefixes (the new upper 64 bits are the destination prefix), so that
+ * both are constants.
+ */
+static __always_inline unsigned int
+nf_ila_hook_loc(const struct nf_ila_hook *h, struct sk_buff *skb, bool adjust,
+		bool pfx64)
+{
+	const struct ila_xlat *x = &h->xlat;
+	u64 loc = ila_get64(skb_network_header(skb) + x->aoff);
+	unsigned int coff;
+
+	if (!ila_match64(x, loc)) {
+		if (likely(ipv6_hdr(skb)->nexthdr == IPPROTO_TCP ||
+			   ipv6_hdr(skb)->nexthdr == IPPROTO_UDP))
+			return NF_ACCEPT;
+		return nf_ila_hook_general(h, skb, x, false);
+	}
+	coff = ila_loc_coff(skb);
+	if (unlikely(!coff))
+		return nf_ila_hook_general(h, skb, x, true);
+	if (unlikely(!ila_loc_unshare(skb, coff)))
+		return nf_ila_hook_drop(h);
+	loc = pfx64 ? ila_get64(x->dst) : ila_xlat_loc(x, loc);
+	if (unlikely(!ila_xlat_skb_loc(skb, coff, x->aoff, loc, x->diff, adjust)))
+		return nf_ila_hook_general(h, skb, x, true);
+	nf_ila_hook_count(h, skb);
+	return NF_ACCEPT;
+}
+
+static unsigned int nf_ila_hook_static_at_fn(void *priv, struct sk_buff *skb,
+					     const struct nf_hook_state *state)
+{
+	return nf_ila_hook_loc(priv, skb, true, false);
+}
+
+static unsigned int nf_ila_hook_static_at64_fn(void *priv, struct sk_buff *skb,
+					       const struct nf_hook_state *state)
+{
+	return nf_ila_hook_loc(priv, skb, true, true);
+}
+
+static unsigned int nf_ila_hook_static_na_fn(void *priv, struct sk_buff *skb,
+					     const struct nf_hook_state *state)
+{
+	return nf_ila_hook_loc(priv, skb, false, false);
+}
+
+static unsigned int nf_ila_hook_static_na64_fn(void *priv, struct sk_buff *skb,
+					       const struct nf_hook_state *state)
+{
+	return nf_ila_hook_loc(priv, skb, false, true);
+}
+
+/* A map and a packet whose identifier has no entry. */
+static noinline unsigned int nf_ila_hook_map_missed(const struct nf_ila_hook *h,
+						    struct sk_buff *skb)
+{
+	__be64 ident;
+
+	memcpy(&ident, skb_network_header(skb) + h->xlat.aoff + 8,
+	       sizeof(ident));
+	nf_ila_map_miss(h->map, ident, h->miss_notify);
+	this_cpu_inc(h->stats->misses);
+	if (!h->miss_drop)
+		return NF_ACCEPT;
+	this_cpu_inc(h->stats->drops);
+	return NF_DROP;
+}
+
+/* A map hit that the locator-only path does not take: the general case. */
+static noinline unsigned int nf_ila_hook_map_entry(const struct nf_ila_hook *h,
+						   struct sk_buff *skb,
+						   const struct nf_ila_map_entry *e)
+{
+	const u8 *addr = skb_network_header(skb) + h->xlat.aoff;
 	struct ila_xlat mx;
 
-	if (!ila_match(&h->xlat, addr)) {
-		if (likely(ip6h->nexthdr == IPPROTO_TCP ||
-			   ip6h->nexthdr == IPPROTO_UDP))
-			return NF_ACCEPT;
-		return nf_ila_hook_map_quoted(h, skb);
-	}
-	if (!nf_ila_hook_map_xlat(h, addr, &mx)) {
-		this_cpu_inc(h->stats->misses);
-		if (!h->miss_drop)
-			return NF_ACCEPT;
-		this_cpu_inc(h->stats->drops);
-		return NF_DROP;
-	}
+	ila_xlat_init64s(&mx, addr, (const u8 *)&e->locator, e->loc_sum,
+			 e->csum_mode, h->translate, h->dir);
 	if (likely(ila_xlat_skb_fast(skb, &mx))) {
-		this_cpu_inc(h->stats->packets);
-		this_cpu_add(h->stats->bytes, len);
+		nf_ila_hook_count(h, skb);
 		return NF_ACCEPT;
 	}
 	return nf_ila_hook_general(h, skb, &mx, true);
+}
+
+/*
+ * A map: the identifier's entry gives the translation of this packet. With
+ * a /64 prefix every packet's locator is the prefix, whose sum the hook
+ * keeps (pfx64: an instance of its own).
+ */
+static __always_inline unsigned int
+nf_ila_hook_map(const struct nf_ila_hook *h, struct sk_buff *skb, bool pfx64)
+{
+	const u8 *nh = skb_network_header(skb);
+	const u64 a = ila_get64(nh + h->xlat.aoff);
+	struct nf_ila_map_entry *e;
+	unsigned int coff;
+	u16 diff;
+
+	if (!ila_match64(&h->xlat, a)) {
+		if (likely(nh[offsetof(struct ipv6hdr, nexthdr)] == IPPROTO_TCP ||
+			   nh[offsetof(struct ipv6hdr, nexthdr)] == IPPROTO_UDP))
+			return NF_ACCEPT;
+		return nf_ila_hook_map_quoted(h, skb);
+	}
+	e = nf_ila_map_entry_find(h->map,
+			    (__force __be64)ila_get64(nh + h->xlat.aoff + 8));
+	if (unlikely(!e))
+		return nf_ila_hook_map_missed(h, skb);
+	nf_ila_map_hit(h->map, e);
+	if (unlikely(!ila_mode_loc_only(e->csum_mode)))
+		return nf_ila_hook_map_entry(h, skb, e);
+	coff = ila_loc_coff(skb);
+	if (unlikely(!coff))
+		return nf_ila_hook_map_entry(h, skb, e);
+	if (unlikely(!ila_loc_unshare(skb, coff)))
+		return nf_ila_hook_drop(h);
+	diff = pfx64 ? ila_canon16(ila_sub16(e->loc_sum, h->src_sum)) :
+		       ila_loc_diff(e->loc_sum, a);
+	if (unlikely(!ila_xlat_skb_loc(skb, coff, h->xlat.aoff,
+				       (__force u64)e->locator, diff,
+				       e->csum_mode == ILA_MODE_ADJUST_TRANSPORT)))
+		return nf_ila_hook_map_entry(h, skb, e);
+	nf_ila_hook_count(h, skb);
+	return NF_ACCEPT;
+}
+
+static unsigned int nf_ila_hook_map_fn(void *priv, struct sk_buff *skb,
+				       const struct nf_hook_state *state)
+{
+	return nf_ila_hook_map(priv, skb, false);
+}
+
+static unsigned int nf_ila_hook_map64_fn(void *priv, struct sk_buff *skb,
+					 const struct nf_hook_state *state)
+{
+	return nf_ila_hook_map(priv, skb, true);
 }
 
 /* ---- lifetime ------------------------------------------------------------ */
@@ -394,7 +525,18 @@ static int nf_ila_hook_parse(struct net *net, struct genl_info *info,
 	ila_xlat_init(&h->xlat, h->src_pfx, h->dst_pfx, h->pfx_len,
 		      h->csum_mode, h->translate, h->dir);
 
-	h->ops.hook = h->map ? nf_ila_hook_map_fn : nf_ila_hook_static_fn;
+	h->src_sum = ila_sum16(h->src_pfx, 4);
+	if (h->map)
+		h->ops.hook = h->pfx_len == 64 ? nf_ila_hook_map64_fn :
+						 nf_ila_hook_map_fn;
+	else if (h->csum_mode == ILA_MODE_ADJUST_TRANSPORT)
+		h->ops.hook = h->pfx_len == 64 ? nf_ila_hook_static_at64_fn :
+						 nf_ila_hook_static_at_fn;
+	else if (h->csum_mode == ILA_MODE_NO_ACTION)
+		h->ops.hook = h->pfx_len == 64 ? nf_ila_hook_static_na64_fn :
+						 nf_ila_hook_static_na_fn;
+	else
+		h->ops.hook = nf_ila_hook_static_fn;
 	h->ops.pf = NFPROTO_IPV6;
 	h->ops.hooknum = nf_ila_hook_nf[h->point];
 	h->ops.priority = pri;

@@ -62,6 +62,26 @@ struct nf_ila_map_dump {
 	bool			pending;	/* iter's current entry not sent */
 };
 
+/* The key compared inline (rhashtable's default calls memcmp); the packet
+ * paths walk the table themselves (nf_ila_map_entry_find()).
+ */
+static inline int nf_ila_map_obj_cmpfn(struct rhashtable_compare_arg *arg,
+				       const void *obj)
+{
+	const struct nf_ila_map_entry *e = obj;
+
+	return *(const __be64 *)arg->key != e->ident;
+}
+
+static const struct rhashtable_params nf_ila_map_params = {
+	.head_offset		= offsetof(struct nf_ila_map_entry, node),
+	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
+	.key_len		= sizeof(__be64),
+	.hashfn			= nf_ila_map_hashfn,
+	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
+	.automatic_shrinking	= true,
+};
+
 static unsigned int nf_ila_map_net_id __read_mostly;
 static struct kmem_cache *nf_ila_map_cachep __read_mostly;
 static struct workqueue_struct *nf_ila_map_wq __read_mostly;
@@ -177,6 +197,14 @@ void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss)
 		nf_ila_map_miss_notify(map, ident);
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_miss);
+
+struct nf_ila_map_entry *nf_ila_map_find_nested(const struct nf_ila_map *map,
+						__be64 ident)
+{
+	return rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
+				 nf_ila_map_params);
+}
+EXPORT_SYMBOL_GPL(nf_ila_map_find_nested);
 
 /* ---- netlink helpers ----------------------------------------------------- */
 

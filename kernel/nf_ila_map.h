@@ -23,6 +23,8 @@
 #include <net/net_namespace.h>
 #include <linux/ila_map.h>
 
+#include <common/ila_map_hash.h>
+
 struct nf_ila_map_entry {
 	struct rhash_head	node;
 	__be64			ident;
@@ -74,43 +76,17 @@ struct nf_ila_map {
 };
 
 /*
- * The identifier's bucket: the 64-bit finalizer of MurmurHash3 over the
- * identifier and the table's random seed, a few multiplications instead of
- * jhash2's rounds. Every bit of the identifier reaches every bit of the
- * hash, so identifiers that differ anywhere spread. Chains are made of the
- * entries the operator added; a packet's identifier only selects one.
+ * The identifier's bucket (rhashtable's hashfn): ila_map_hash64(), whose
+ * spread the unit tests measure. Chains are made of the entries the
+ * operator added; a packet's identifier only selects one.
  */
 static inline u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
 {
 	u64 k;
 
 	memcpy(&k, data, sizeof(k));
-	k ^= (u64)seed << 32 | seed;
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return (u32)k;
+	return ila_map_hash64(k, seed);
 }
-
-/* The key compared inline (rhashtable's default calls memcmp). */
-static inline int nf_ila_map_obj_cmpfn(struct rhashtable_compare_arg *arg,
-				       const void *obj)
-{
-	const struct nf_ila_map_entry *e = obj;
-
-	return *(const __be64 *)arg->key != e->ident;
-}
-
-static const struct rhashtable_params nf_ila_map_params = {
-	.head_offset		= offsetof(struct nf_ila_map_entry, node),
-	.key_offset		= offsetof(struct nf_ila_map_entry, ident),
-	.key_len		= sizeof(__be64),
-	.hashfn			= nf_ila_map_hashfn,
-	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
-	.automatic_shrinking	= true,
-};
 
 /* nf_ila_map's parameter entry_hits: count hits per entry (default on) */
 extern bool nf_ila_map_entry_hits;
@@ -130,6 +106,60 @@ void nf_ila_map_put(struct nf_ila_map *map);
  */
 void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss);
 
+/* nf_ila_map_entry_find() in a table with nested buckets: out of line */
+struct nf_ila_map_entry *nf_ila_map_find_nested(const struct nf_ila_map *map,
+						__be64 ident);
+
+/*
+ * nf_ila_map_entry_find - the entry of identifier IDENT, or NULL; counts
+ * nothing. rhashtable_lookup() written out so that all of it is inlined (the
+ * compiler keeps the generic one out of line): hash, bucket, chain walk
+ * with the key compared in place, and the same retries while a resize
+ * moves entries (the chain's nulls marker, the future table). A table
+ * with nested buckets (only after a failed large allocation) takes the
+ * generic lookup. Caller holds rcu_read_lock().
+ */
+static __always_inline struct nf_ila_map_entry *
+nf_ila_map_entry_find(const struct nf_ila_map *map, __be64 ident)
+{
+	struct rhashtable *ht = &rcu_dereference(map->tbl)->ht;
+	struct rhash_lock_head __rcu *const *bkt;
+	const struct bucket_table *tbl;
+	struct rhash_head *he;
+	unsigned int hash;
+
+	tbl = rht_dereference_rcu(ht->tbl, ht);
+	do {
+		if (unlikely(tbl->nest))
+			return nf_ila_map_find_nested(map, ident);
+		/* rht_key_hashfn(), which the compiler does not inline */
+		hash = nf_ila_map_hashfn(&ident, sizeof(ident), tbl->hash_rnd) &
+		       (tbl->size - 1);
+		bkt = &tbl->buckets[hash];
+		do {
+			rht_for_each_rcu_from(he, rht_ptr_rcu(bkt), tbl, hash) {
+				struct nf_ila_map_entry *e =
+					container_of(he, struct nf_ila_map_entry, node);
+
+				if (e->ident == ident)
+					return e;
+			}
+		} while (he != RHT_NULLS_MARKER(bkt));
+		smp_rmb();	/* see any new table */
+		tbl = rht_dereference_rcu(tbl->future_tbl, ht);
+	} while (unlikely(tbl));
+	return NULL;
+}
+
+/* nf_ila_map_hit - count a hit of entry E, found by nf_ila_map_entry_find() */
+static __always_inline void nf_ila_map_hit(struct nf_ila_map *map,
+					   struct nf_ila_map_entry *e)
+{
+	this_cpu_inc(map->stats->hits);
+	if (READ_ONCE(nf_ila_map_entry_hits))
+		atomic64_inc(&e->hits);
+}
+
 /*
  * nf_ila_map_lookup - the entry of identifier IDENT, or NULL (a miss, counted
  * and reported as nf_ila_map_miss does). Counts a hit in the map's per-CPU
@@ -139,17 +169,13 @@ void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss);
 static __always_inline const struct nf_ila_map_entry *
 nf_ila_map_lookup(struct nf_ila_map *map, __be64 ident, bool notify_miss)
 {
-	struct nf_ila_map_entry *e;
+	struct nf_ila_map_entry *e = nf_ila_map_entry_find(map, ident);
 
-	e = rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
-			      nf_ila_map_params);
 	if (unlikely(!e)) {
 		nf_ila_map_miss(map, ident, notify_miss);
 		return NULL;
 	}
-	this_cpu_inc(map->stats->hits);
-	if (READ_ONCE(nf_ila_map_entry_hits))
-		atomic64_inc(&e->hits);
+	nf_ila_map_hit(map, e);
 	return e;
 }
 

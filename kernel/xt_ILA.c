@@ -43,32 +43,6 @@ static inline struct nf_ila_map *ila_map_of(const struct xt_ila_tginfo *info)
 	return *(struct nf_ila_map * const *)info->kpriv;
 }
 
-/*
- * --map: look up the identifier of the address to translate; on a hit,
- * build the translation of this packet, a /64 rule from its own locator to
- * the mapped one in the entry's checksum mode, with the same ILA math the
- * prefix rules use. False on a miss.
- */
-static bool ila_map_xlat(const struct xt_ila_tginfo *info,
-			 const struct ipv6hdr *ip6h, struct ila_xlat *x)
-{
-	bool src = info->translate == XT_ILA_TRANSLATE_SRC;
-	const u8 *addr = src ? ip6h->saddr.s6_addr : ip6h->daddr.s6_addr;
-	const struct nf_ila_map_entry *e;
-	__be64 ident;
-
-	memcpy(&ident, addr + 8, sizeof(ident));
-	e = nf_ila_map_lookup(ila_map_of(info), ident,
-			      info->flags & XT_ILA_F_MISS_NOTIFY);
-	if (!e)
-		return false;
-	ila_xlat_init64s(x, addr, (const u8 *)&e->locator, e->loc_sum,
-			 e->csum_mode, src,
-			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
-							  ILA_DIR_SIR2ILA);
-	return true;
-}
-
 /* The general case, out of line: the fast path keeps a small frame. */
 static noinline unsigned int ila_tg6_general(struct sk_buff *skb,
 					     const struct ila_xlat *x,
@@ -77,38 +51,104 @@ static noinline unsigned int ila_tg6_general(struct sk_buff *skb,
 	return ila_xlat_skb(skb, x, same_ident) ? XT_CONTINUE : NF_DROP;
 }
 
-/* --map: the entry of the packet's identifier gives its translation */
-static noinline unsigned int ila_tg6_map(struct sk_buff *skb,
-					 const struct xt_ila_tginfo *info)
+/*
+ * --map, an entry in a mode that is not locator-only or a packet that is
+ * not the common case: the translation of this packet, a /64 rule from its
+ * own locator (so it matches) to the mapped one in the entry's checksum
+ * mode, with the same ILA math the prefix rules use.
+ */
+static noinline unsigned int ila_tg6_map_entry(struct sk_buff *skb,
+					       const struct xt_ila_tginfo *info,
+					       const struct nf_ila_map_entry *e)
 {
+	const bool src = info->translate == XT_ILA_TRANSLATE_SRC;
+	const u8 *addr = skb_network_header(skb) +
+			 (src ? ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF);
 	struct ila_xlat mx;
 
-	/* built for the packet's own address: it matches */
-	if (!ila_map_xlat(info, ipv6_hdr(skb), &mx))
-		return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP : XT_CONTINUE;
+	ila_xlat_init64s(&mx, addr, (const u8 *)&e->locator, e->loc_sum,
+			 e->csum_mode, src,
+			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
+							  ILA_DIR_SIR2ILA);
 	if (likely(ila_xlat_skb_fast(skb, &mx)))
 		return XT_CONTINUE;
 	return ila_tg6_general(skb, &mx, true);
 }
 
+/* --map: the entry of the packet's identifier gives its translation */
+static noinline unsigned int ila_tg6_map(struct sk_buff *skb,
+					 const struct xt_ila_tginfo *info)
+{
+	const unsigned int aoff = info->translate == XT_ILA_TRANSLATE_SRC ?
+				  ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF;
+	const u8 *addr = skb_network_header(skb) + aoff;
+	struct nf_ila_map *map = ila_map_of(info);
+	const __be64 ident = (__force __be64)ila_get64(addr + 8);
+	const u64 a = ila_get64(addr);	/* addr is stale after the unshare */
+	struct nf_ila_map_entry *e;
+	unsigned int coff;
+
+	e = nf_ila_map_entry_find(map, ident);
+	if (unlikely(!e)) {
+		nf_ila_map_miss(map, ident, info->flags & XT_ILA_F_MISS_NOTIFY);
+		return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP : XT_CONTINUE;
+	}
+	nf_ila_map_hit(map, e);
+	if (unlikely(!ila_mode_loc_only(e->csum_mode)))
+		return ila_tg6_map_entry(skb, info, e);
+	coff = ila_loc_coff(skb);
+	if (unlikely(!coff))
+		return ila_tg6_map_entry(skb, info, e);
+	if (unlikely(!ila_loc_unshare(skb, coff)))
+		return NF_DROP;
+	if (unlikely(!ila_xlat_skb_loc(skb, coff, aoff, (__force u64)e->locator,
+				       ila_loc_diff(e->loc_sum, a),
+				       e->csum_mode == ILA_MODE_ADJUST_TRANSPORT)))
+		return ila_tg6_map_entry(skb, info, e);
+	return XT_CONTINUE;
+}
+
+/* --src-pfx/--dst-pfx: the precomputed translation */
+static noinline unsigned int ila_tg6_pfx(struct sk_buff *skb,
+					 const struct xt_ila_tginfo *info)
+{
+	const struct ila_xlat *x = ila_priv(info);
+	const u64 a = ila_get64(skb_network_header(skb) + x->aoff);
+	unsigned int coff;
+
+	if (!ila_match64(x, a)) {
+		/* only an ICMPv6 error (its quoted header) can need work */
+		if (likely(ipv6_hdr(skb)->nexthdr == IPPROTO_TCP ||
+			   ipv6_hdr(skb)->nexthdr == IPPROTO_UDP))
+			return XT_CONTINUE;
+		return ila_tg6_general(skb, x, false);
+	}
+	if (!ila_mode_loc_only(x->mode)) {
+		if (likely(ila_xlat_skb_fast(skb, x)))
+			return XT_CONTINUE;
+		return ila_tg6_general(skb, x, false);
+	}
+	coff = ila_loc_coff(skb);
+	if (unlikely(!coff))
+		return ila_tg6_general(skb, x, false);
+	if (unlikely(!ila_loc_unshare(skb, coff)))
+		return NF_DROP;
+	if (unlikely(!ila_xlat_skb_loc(skb, coff, x->aoff, ila_xlat_loc(x, a),
+				       x->diff,
+				       x->mode == ILA_MODE_ADJUST_TRANSPORT)))
+		return ila_tg6_general(skb, x, false);
+	return XT_CONTINUE;
+}
+
+/* Each kind of rule in a function of its own, none paying for the other. */
 static unsigned int
 ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 {
 	const struct xt_ila_tginfo *info = par->targinfo;
-	const struct ila_xlat *x = ila_priv(info);
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
 	if (info->flags & XT_ILA_F_MAP)
 		return ila_tg6_map(skb, info);
-	if (!ila_match(x, (const u8 *)ip6h + x->aoff)) {
-		/* only an ICMPv6 error (its quoted header) can need work */
-		if (likely(ip6h->nexthdr == IPPROTO_TCP ||
-			   ip6h->nexthdr == IPPROTO_UDP))
-			return XT_CONTINUE;
-	} else if (likely(ila_xlat_skb_fast(skb, x))) {
-		return XT_CONTINUE;
-	}
-	return ila_tg6_general(skb, x, false);
+	return ila_tg6_pfx(skb, info);
 }
 
 /* --map NAME: takes the place of the prefixes and of --csum-mode */

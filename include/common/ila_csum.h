@@ -116,6 +116,19 @@ static inline void ila_put32(void *p, __u32 v)
 	__builtin_memcpy(p, &v, sizeof(v));
 }
 
+static inline __u64 ila_get64(const void *p)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void ila_put64(void *p, __u64 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
 /* A big-endian 16-bit constant as a raw value. */
 static inline __u16 ila_raw16(__u16 be_value)
 {
@@ -137,6 +150,20 @@ static inline __u16 ila_add16(__u16 a, __u16 b)
 static inline __u16 ila_sub16(__u16 a, __u16 b)
 {
 	return ila_add16(a, (__u16)~b);
+}
+
+/*
+ * One's complement sum of the four raw 16-bit words in v (8 bytes loaded
+ * raw): ila_sum16(p, 4) as two 32-bit halves and two folds, equal to it
+ * up to the form of zero.
+ */
+static inline __u16 ila_sum64(__u64 v)
+{
+	__u32 lo = (__u32)v, s = lo + (__u32)(v >> 32);
+
+	s += s < lo;			/* end-around carry */
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)(s + (s >> 16));
 }
 
 /* The one's complement zero written as 0x0000. */
@@ -263,6 +290,38 @@ static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
 {
 	ila_xlat_init64s(x, src, dst, ila_sum16(dst, 4), mode, translate_src,
 			 dir);
+}
+
+/*
+ * The locator-only translation: in adjust-transport and no-action a
+ * translation replaces the address's upper 64 bits and nothing else, so a
+ * packet's translation is an 8-byte store and one sum difference.
+ */
+static inline int ila_mode_loc_only(unsigned int mode)
+{
+	return mode == ILA_MODE_ADJUST_TRANSPORT || mode == ILA_MODE_NO_ACTION;
+}
+
+/* 1 if the upper 64 bits of an address, loaded raw, are in the prefix. */
+static inline int ila_match64(const struct ila_xlat *x, __u64 a)
+{
+	return ((a ^ ila_get64(x->src)) & ila_get64(x->mask)) == 0;
+}
+
+/* The upper 64 bits (raw) after the translation of a matching address. */
+static inline __u64 ila_xlat_loc(const struct ila_xlat *x, __u64 a)
+{
+	return (a & ~ila_get64(x->mask)) | ila_get64(x->dst);
+}
+
+/*
+ * A map entry's translation of an address whose upper 64 bits are a (raw):
+ * the change of the address sum, ila_xlat_init64s()'s diff without the
+ * struct. new_sum: ila_sum16() of the entry's locator.
+ */
+static inline __u16 ila_loc_diff(__u16 new_sum, __u64 a)
+{
+	return ila_canon16(ila_sub16(new_sum, ila_sum64(a)));
 }
 
 /* 1 if the mode keeps the address sum (no transport checksum changes). */

@@ -91,8 +91,8 @@ hook_flush() {
 	run in_ns "$router" nft list hooks
 	echo "$output"
 	if grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=' "/boot/config-$(uname -r)"; then
-		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_static_fn [nf_ila_hook]"* ]]
-		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_static_fn [nf_ila_hook]"* ]]
+		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_static"*"[nf_ila_hook]"* ]]
+		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_static"*"[nf_ila_hook]"* ]]
 	else
 		# Debian's 6.1 is built without NETFILTER_NETLINK_HOOK: nft
 		# cannot list any hook there
@@ -119,6 +119,66 @@ hook_flush() {
 		ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 200000
 		in_ns "$client" ip -6 route get "$ILA_SIR_HOST" | grep -q 'mtu 1280'
 	done
+	hook_flush
+}
+
+@test "hook: /48 prefixes, static and with a map; checksum offload on and off; clones (a packet socket on the router): TCP and UDP" {
+	# The packet paths have an instance per mode and for /64 prefixes:
+	# here the others (a /48 keeps the locator's last word, a map hook
+	# sums the packet's own locator), each checksum state the router gets
+	# (offload off: full checksums; on: CHECKSUM_PARTIAL), and packets
+	# whose headers are shared with a clone (a packet socket on r0 queues
+	# one of every packet), which must be copied first.
+	ila_topo
+	ip -n "$router" -6 route add 3333::/48 via fd00:2::2
+	hctl "$router" map create m48
+	hctl "$router" map add m48 0:0:0:5 3333:0:0:3
+	local m how off tap port=7200 n=0
+	for off in off on; do
+		ila_offload "$client" c0 "$off"
+		ila_offload "$server" s0 "$off"
+		for how in static-adjust-transport static-none map; do
+			for tap in no yes; do
+				echo "# offload $off, $how, packet socket on r0: $tap" >&3
+				hook_flush
+				m=${how#static-}
+				[ "$how" = map ] && m=adjust-transport
+				if [ "$how" = map ]; then
+					hctl "$router" hook add sir prerouting src-pfx 2001:db8::/48 map m48 miss drop
+				else
+					hctl "$router" hook add sir prerouting src-pfx 2001:db8::/48 dst-pfx 3333::/48 csum-mode "$m"
+				fi
+				hctl "$router" hook add back postrouting src-pfx 3333::/48 dst-pfx 2001:db8::/48 csum-mode "$m"
+				hctl "$server" hook add in prerouting src-pfx 3333::/48 dst-pfx 2001:db8::/48 csum-mode "$m"
+				hctl "$server" hook add out postrouting src-pfx 2001:db8::/48 dst-pfx 3333::/48 csum-mode "$m"
+				local cap= seen="$BATS_TEST_TMPDIR/tap.$n"
+				if [ "$tap" = yes ]; then
+					in_ns "$router" perl "$BATS_TEST_DIRNAME/pkt_tap.pl" \
+						"$(ip -n "$router" -o link show r0 | cut -d: -f1)" 60 \
+						>"$seen" 2>"$seen.err" &
+					cap=$!
+					wait_until 10 grep -q ready "$seen.err"
+				fi
+				port=$((port + 1))
+				ila_tcp "$client" "$server" "$ILA_SIR_HOST" "$port" 100000
+				ila_udp "$client" "$server" "$ILA_SIR_HOST" "$port" 300
+				if [ -n "$cap" ]; then
+					kill "$cap"
+					wait "$cap" || true
+					# the tap's clones kept what arrived: the hook
+					# copied the shared headers before writing
+					[ "$(grep -c "^$ILA_SIR_HOST\$" "$seen")" -gt 10 ]
+					[ "$(grep -c '^3333:' "$seen")" = 0 ]
+				fi
+				[ "$(hook_field "$router" sir packets)" -gt 10 ]
+				[ "$(hook_field "$router" sir drops)" = 0 ]
+				[ "$(hook_field "$server" in packets)" -gt 10 ]
+				n=$((n + 1))
+			done
+		done
+	done
+	[ "$n" = 12 ]
+	[ "$(hctl "$router" -j map show m48 | jq '.entries[0].hits')" -gt 60 ]
 	hook_flush
 }
 

@@ -509,6 +509,62 @@ TEST(IlaPrefix, Init64EqualsInitWithLength64)
 	}
 }
 
+// The 64-bit sum equals ila_sum16 over the same 8 bytes (up to the form of
+// zero), at random and at the carry corner cases.
+TEST(IlaPrefix, Sum64EqualsSum16)
+{
+	Gen g(71);
+	auto check = [](const uint8_t *p) {
+		uint16_t a = ila_sum16(p, 4), b = ila_sum64(ila_get64(p));
+		EXPECT_EQ(ila_canon16(a), ila_canon16(b));
+	};
+	for (int i = 0; i < kRounds; i++) {
+		Addr a = g.addr();
+		check(a.data());
+	}
+	for (uint8_t fill : {0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff}) {
+		Addr a;
+		a.fill(fill);
+		check(a.data());
+		a[g.below(8)] ^= 1;
+		check(a.data());
+	}
+}
+
+// The locator-only path (ila_match64, ila_xlat_loc, x->diff, and
+// ila_loc_diff for map entries) computes what ila_match/ila_xlat_addr do.
+TEST(IlaPrefix, LocatorOnlyPathEqualsTheRule)
+{
+	Gen g(72);
+	for (int i = 0; i < kRounds; i++) {
+		unsigned int len = 1 + g.below(64);
+		Rule r = g.rule(len);
+		unsigned int mode = g.below(2) ? ILA_MODE_ADJUST_TRANSPORT :
+						 ILA_MODE_NO_ACTION;
+		ASSERT_TRUE(ila_mode_loc_only(mode));
+		ila_xlat x = make_xlat(r, mode, false);
+		Addr a = g.below(4) ? g.inside(r.src, len) : g.addr();
+		ASSERT_EQ(ila_match64(&x, ila_get64(a.data())) != 0,
+			  ila_match(&x, a.data()) != 0);
+		if (!ila_match(&x, a.data()))
+			continue;
+		Addr b = a;
+		uint16_t diff = ila_xlat_addr(&x, b.data());
+		EXPECT_EQ(ila_xlat_loc(&x, ila_get64(a.data())), ila_get64(b.data()));
+		EXPECT_EQ(std::memcmp(a.data() + 8, b.data() + 8, 8), 0);
+		EXPECT_EQ(diff, x.diff);
+		// a map entry: a /64 from the packet's own locator to b's
+		ila_xlat m;
+		ila_xlat_init64(&m, a.data(), b.data(), mode, 0, ILA_DIR_SIR2ILA);
+		EXPECT_EQ(ila_loc_diff(ila_sum16(b.data(), 4), ila_get64(a.data())),
+			  m.diff);
+		EXPECT_EQ(m.diff, x.diff);
+	}
+	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO,
+				  ILA_MODE_RFC6296})
+		EXPECT_FALSE(ila_mode_loc_only(mode));
+}
+
 // The example of the man page (xtables/libxt_ILA.man) and tests/bats/ila.bats.
 TEST(IlaRoundTrip, ManPageExample)
 {
