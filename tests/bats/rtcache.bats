@@ -439,8 +439,15 @@ move_nft() {
 }
 
 @test "ECMP (L4 hash): every flow stays whole on the path its first, uncached packet took" {
-	RTC_UNDO='rtc_routes; rns "$router" busybox sh -c "echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy; echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy"'
+	# 16 one-way flows: on a slow VM the first ones' conntracks would
+	# expire (30 s unreplied UDP) while their entries wait for the
+	# reclaim, and the entry cap (never more entries than connections)
+	# would refuse the later flows' first inserts
+	local udp_to
+	udp_to=$(rns "$router" busybox cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout)
+	RTC_UNDO='rtc_routes; rns "$router" busybox sh -c "echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy; echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy; echo '"$udp_to"' >/proc/sys/net/netfilter/nf_conntrack_udp_timeout"'
 	rns "$router" busybox sh -c '
+		echo 600 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
 		echo 1 >/proc/sys/net/ipv4/fib_multipath_hash_policy
 		echo 1 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
 	ip -n "$router" -batch - <<-'EOF'
