@@ -549,30 +549,38 @@ many_flows() {
 
 @test "rmmod during TCP transfers (IPv4 and IPv6): content intact, connections survive" {
 	command -v socat >/dev/null || skip "socat not installed"
-	local dir=$BATS_TEST_TMPDIR c4 c6
+	local dir=$BATS_TEST_TMPDIR c4 c6 w4 w6 half=2000000
 	head -c 4000000 /dev/urandom >"$dir/data"
-	# slow the client down so the transfers run while the module goes away
-	rns "$client" /usr/sbin/tc qdisc add dev c0 root tbf rate 3mbit burst 32kb latency 400ms
+	# The clients send what the test writes into a FIFO each: the first
+	# half before the rmmod, the rest after it, so both transfers are open
+	# across the rmmod however fast or slow the VM runs.
+	mkfifo "$dir/in4" "$dir/in6"
 	rns_bg "$server" socat -u TCP4-LISTEN:6000,reuseaddr OPEN:"$dir/out4",creat,trunc &
 	BG_PIDS+=" $!"
 	rns_bg "$server" socat -u TCP6-LISTEN:6001,reuseaddr OPEN:"$dir/out6",creat,trunc &
 	BG_PIDS+=" $!"
 	rwait 30 listening "${BG_PIDS##* }"
-	rns_bg "$client" socat -u OPEN:"$dir/data" TCP4:10.0.9.9:6000 &
+	rns_bg "$client" socat -u OPEN:"$dir/in4" TCP4:10.0.9.9:6000 &
 	c4=$!
-	rns_bg "$client" socat -u OPEN:"$dir/data" TCP6:[fd00:9::9]:6001 &
+	rns_bg "$client" socat -u OPEN:"$dir/in6" TCP6:[fd00:9::9]:6001 &
 	c6=$!
+	BG_PIDS+=" $c4 $c6"
+	exec {w4}>"$dir/in4" {w6}>"$dir/in6"
+	head -c $half "$dir/data" >&"$w4"
+	head -c $half "$dir/data" >&"$w6"
 	rwait 20 stat_ge hits 300
 	rmmod nf_conntrack_rtcache
 	[ ! -e /sys/module/nf_conntrack_rtcache ]
 	# both connections are still there and still running
 	[ "$(rns "$router" conntrack -L -p tcp 2>/dev/null | grep -c "ESTABLISHED.*dport=600[01]")" -eq 2 ]
 	kill -0 "$c4" && kill -0 "$c6"
+	tail -c +$((half + 1)) "$dir/data" >&"$w4"
+	tail -c +$((half + 1)) "$dir/data" >&"$w6"
+	exec {w4}>&- {w6}>&-
 	wait "$c4"
 	wait "$c6"
 	rwait 10 cmp -s "$dir/data" "$dir/out4"
 	rwait 10 cmp -s "$dir/data" "$dir/out6"
-	rns "$client" /usr/sbin/tc qdisc del dev c0 root
 }
 
 @test "modprobe/rmmod $((${RTC_LOOPS:-50})) times under load" {
