@@ -97,9 +97,8 @@ static bool nf_ila_hook_point_src(u8 point)
  * --map: the translation of the address at @addr (inside the hook's
  * prefix) to the locator its identifier maps to; false on a miss.
  */
-static __always_inline bool
-nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
-		     struct ila_xlat *mx)
+static bool nf_ila_hook_map_xlat(const struct nf_ila_hook *h, const u8 *addr,
+				 struct ila_xlat *mx)
 {
 	const struct nf_ila_map_entry *e;
 	__be64 ident;

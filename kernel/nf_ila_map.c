@@ -62,6 +62,18 @@ struct nf_ila_map_dump {
 	bool			pending;	/* iter's current entry not sent */
 };
 
+/*
+ * The identifier's bucket: ila_map_hash64() (include/common/ila_map_hash.h,
+ * whose spread the unit tests measure), as nf_ila_map_entry_find() hashes.
+ */
+static u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
+{
+	u64 k;
+
+	memcpy(&k, data, sizeof(k));
+	return ila_map_hash64(k, seed);
+}
+
 /* The key compared inline (rhashtable's default calls memcmp); the packet
  * paths walk the table themselves (nf_ila_map_entry_find()).
  */
@@ -198,11 +210,10 @@ void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss)
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_miss);
 
-struct nf_ila_map_entry *nf_ila_map_find_nested(const struct nf_ila_map *map,
+struct nf_ila_map_entry *nf_ila_map_find_nested(struct rhashtable *ht,
 						__be64 ident)
 {
-	return rhashtable_lookup(&rcu_dereference(map->tbl)->ht, &ident,
-				 nf_ila_map_params);
+	return rhashtable_lookup(ht, &ident, nf_ila_map_params);
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_find_nested);
 

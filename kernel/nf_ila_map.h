@@ -7,7 +7,8 @@
  * is created and drops it when it goes; while it holds one, the map cannot
  * be destroyed. Lookups run under rcu_read_lock() (the netfilter hook path)
  * and never take a lock. The map and its entries are defined here so the
- * lookup is inlined into the users' packet paths (nf_ila_map_lookup).
+ * lookup is inlined into the users' packet paths (nf_ila_map_entry_find;
+ * nf_ila_map_lookup adds the counting).
  */
 #ifndef _NF_ILA_MAP_H
 #define _NF_ILA_MAP_H
@@ -75,19 +76,6 @@ struct nf_ila_map {
 	possible_net_t			net;
 };
 
-/*
- * The identifier's bucket (rhashtable's hashfn): ila_map_hash64(), whose
- * spread the unit tests measure. Chains are made of the entries the
- * operator added; a packet's identifier only selects one.
- */
-static inline u32 nf_ila_map_hashfn(const void *data, u32 len, u32 seed)
-{
-	u64 k;
-
-	memcpy(&k, data, sizeof(k));
-	return ila_map_hash64(k, seed);
-}
-
 /* nf_ila_map's parameter entry_hits: count hits per entry (default on) */
 extern bool nf_ila_map_entry_hits;
 
@@ -107,7 +95,7 @@ void nf_ila_map_put(struct nf_ila_map *map);
 void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss);
 
 /* nf_ila_map_entry_find() in a table with nested buckets: out of line */
-struct nf_ila_map_entry *nf_ila_map_find_nested(const struct nf_ila_map *map,
+struct nf_ila_map_entry *nf_ila_map_find_nested(struct rhashtable *ht,
 						__be64 ident);
 
 /*
@@ -131,9 +119,9 @@ nf_ila_map_entry_find(const struct nf_ila_map *map, __be64 ident)
 	tbl = rht_dereference_rcu(ht->tbl, ht);
 	do {
 		if (unlikely(tbl->nest))
-			return nf_ila_map_find_nested(map, ident);
-		/* rht_key_hashfn(), which the compiler does not inline */
-		hash = nf_ila_map_hashfn(&ident, sizeof(ident), tbl->hash_rnd) &
+			return nf_ila_map_find_nested(ht, ident);
+		/* rht_key_hashfn() (not inlined by the compiler) */
+		hash = ila_map_hash64((__force u64)ident, tbl->hash_rnd) &
 		       (tbl->size - 1);
 		bkt = &tbl->buckets[hash];
 		do {
