@@ -8,25 +8,30 @@
  *
  *   NEWHOOK NAME POINT [TRANSLATE] SRC_PFX PFX_LEN (DST_PFX [CSUM_MODE]
  *           [DIRECTION] | MAP [MISS_DROP] [DIRECTION]) [PRIORITY]
+ *           [REPLACE]
  *   DELHOOK NAME
  *   GETHOOK NAME | dump      every attribute above + STATS
  *
  * Prefixes are 16-byte IPv6 addresses with the bits after PFX_LEN (1..64)
  * zero. With MAP, SRC_PFX/PFX_LEN select the addresses whose identifier is
  * looked up in the ILA map MAP of the netns (<linux/ila_map.h>); the map
- * cannot be destroyed while a hook uses it. Write commands need
+ * cannot be destroyed while a hook uses it. NEWHOOK with REPLACE puts the
+ * new hook in place of the existing hook NAME (ENOENT if there is none) in
+ * one step: every packet meets the old hook or the new one, never neither
+ * or both; the counters start from zero. Write commands need
  * CAP_NET_ADMIN in the user namespace owning the netns.
  */
 #ifndef _UAPI_LINUX_ILA_HOOK_H
 #define _UAPI_LINUX_ILA_HOOK_H
 
 #include <linux/types.h>
+#include <linux/nf_ila.h>
 
 #define ILA_HOOK_GENL_NAME	"ILA_HOOK"
 #define ILA_HOOK_GENL_VERSION	1
 
 /* hook names: 1..31 characters from [A-Za-z0-9_.-], NUL-terminated */
-#define ILA_HOOK_NAMSIZ		32
+#define ILA_HOOK_NAMSIZ		NF_ILA_NAMSIZ
 
 enum ila_hook_cmd {
 	ILA_HOOK_CMD_UNSPEC,
@@ -41,7 +46,7 @@ enum ila_hook_cmd {
  * Multicast group of the family: after a successful NEWHOOK, a NEWHOOK
  * message describing the hook as GETHOOK does (counters zero); after a
  * successful DELHOOK, a DELHOOK message with the same attributes (counters
- * as they were). Misses of hooks with MISS_NOTIFY go to nf_ila_map's
+ * as they were); after a REPLACE, NEWHOOK with the REPLACE flag. Misses of hooks with MISS_NOTIFY go to nf_ila_map's
  * "events" group (ILA_MAP_CMD_MISS), with the other misses of the map.
  */
 #define ILA_HOOK_MCGRP_EVENTS	"events"
@@ -74,12 +79,13 @@ enum ila_hook_attr {
 	ILA_HOOK_A_SRC_PFX,	/* binary, 16 bytes */
 	ILA_HOOK_A_DST_PFX,	/* binary, 16 bytes */
 	ILA_HOOK_A_PFX_LEN,	/* u8, 1..64 */
-	ILA_HOOK_A_CSUM_MODE,	/* u8, enum ila_map_csum_mode */
+	ILA_HOOK_A_CSUM_MODE,	/* u8, enum nf_ila_csum_mode */
 	ILA_HOOK_A_DIRECTION,	/* u8, 0 sir2ila, 1 ila2sir (neutral-map) */
 	ILA_HOOK_A_MAP,		/* NUL string: the map */
 	ILA_HOOK_A_MISS_DROP,	/* flag: with MAP, drop identifiers not in it */
 	ILA_HOOK_A_STATS,	/* nested ILA_HOOK_STATS_*, reply only */
 	ILA_HOOK_A_MISS_NOTIFY,	/* flag: with MAP, report misses (ILA_MAP_CMD_MISS) */
+	ILA_HOOK_A_REPLACE,	/* flag, NEWHOOK: replace the hook NAME atomically */
 	__ILA_HOOK_A_MAX,
 };
 #define ILA_HOOK_A_MAX		(__ILA_HOOK_A_MAX - 1)

@@ -29,6 +29,7 @@
 #define _UAPI_LINUX_ILA_MAP_H
 
 #include <linux/types.h>
+#include <linux/nf_ila.h>
 
 #define ILA_MAP_GENL_NAME	"ILA_MAP"
 #define ILA_MAP_GENL_VERSION	1
@@ -37,14 +38,16 @@
  * Multicast group of the family: every successful change (NEWMAP, DELMAP,
  * FLUSH, SWAP, NEWENTRY with REPLACE when it replaced, DELENTRY,
  * RESET_COUNTERS) is sent to it as the command, with the map's NAME (and
- * NAME2, IDENT, LOCATOR, CSUM_MODE as they apply); for a map created with
+ * NAME2, IDENT, LOCATOR, CSUM_MODE as they apply; NEWMAP with MAX_ENTRIES
+ * and NOTIFY_MISS as created, so that a replay makes the same map); for a
+ * map created with
  * NOTIFY_MISS, a MISS (NAME, IDENT) for an identifier a packet did not
  * find, at most 100 a second per map.
  */
 #define ILA_MAP_MCGRP_EVENTS	"events"
 
 /* map names: 1..31 characters from [A-Za-z0-9_.-], NUL-terminated */
-#define ILA_MAP_NAMSIZ		32
+#define ILA_MAP_NAMSIZ		NF_ILA_NAMSIZ
 
 /* default and largest ILA_MAP_A_MAX_ENTRIES */
 #define ILA_MAP_DEFAULT_MAX_ENTRIES	(1U << 24)
@@ -72,7 +75,7 @@ enum ila_map_attr {
 	ILA_MAP_A_NAME,		/* NUL string, < ILA_MAP_NAMSIZ */
 	ILA_MAP_A_IDENT,	/* u64, network byte order */
 	ILA_MAP_A_LOCATOR,	/* u64, network byte order */
-	ILA_MAP_A_CSUM_MODE,	/* u8, enum ila_map_csum_mode */
+	ILA_MAP_A_CSUM_MODE,	/* u8, enum nf_ila_csum_mode */
 	ILA_MAP_A_MAX_ENTRIES,	/* u32 */
 	ILA_MAP_A_ENTRIES,	/* u32, reply only */
 	ILA_MAP_A_RULES,	/* u32, reply only: rules using the map */
@@ -95,17 +98,12 @@ enum ila_map_stats_attr {
 };
 #define ILA_MAP_STATS_MAX	(__ILA_MAP_STATS_MAX - 1)
 
-/*
- * same numbering as enum xt_ila_csum_mode in <linux/netfilter/xt_ILA.h>:
- * 0..3 those of enum ila_csum_mode in <linux/ila.h>, then RFC 6296
- */
-enum ila_map_csum_mode {
-	ILA_MAP_CSUM_ADJUST_TRANSPORT = 0,
-	ILA_MAP_CSUM_NEUTRAL_MAP = 1,
-	ILA_MAP_CSUM_NO_ACTION = 2,
-	ILA_MAP_CSUM_NEUTRAL_MAP_AUTO = 3,
-	ILA_MAP_CSUM_RFC6296 = 4,
-};
-#define ILA_MAP_CSUM_MAX	ILA_MAP_CSUM_RFC6296
+/* checksum modes: enum nf_ila_csum_mode (<linux/nf_ila.h>), the same values */
+#define ILA_MAP_CSUM_ADJUST_TRANSPORT	NF_ILA_CSUM_ADJUST_TRANSPORT
+#define ILA_MAP_CSUM_NEUTRAL_MAP	NF_ILA_CSUM_NEUTRAL_MAP
+#define ILA_MAP_CSUM_NO_ACTION		NF_ILA_CSUM_NO_ACTION
+#define ILA_MAP_CSUM_NEUTRAL_MAP_AUTO	NF_ILA_CSUM_NEUTRAL_MAP_AUTO
+#define ILA_MAP_CSUM_RFC6296		NF_ILA_CSUM_RFC6296
+#define ILA_MAP_CSUM_MAX		NF_ILA_CSUM_MAX
 
 #endif /* _UAPI_LINUX_ILA_MAP_H */

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <linux/netfilter.h>
+#include <linux/nf_ila.h>
 
 /* Which address of the packet is translated. */
 enum xt_ila_translate {
@@ -18,19 +19,16 @@ enum xt_ila_translate {
 };
 
 /*
- * Checksum handling. 0..3 are the modes of the kernel's ILA with its
- * numbers (enum ila_csum_mode in <linux/ila.h>, Documentation/networking/
- * ila.rst); RFC6296 is the checksum-neutral mapping of NPTv6 (RFC 6296
- * section 3.5, as ip6t_NPT's SNPT/DNPT).
+ * Checksum handling: enum nf_ila_csum_mode (<linux/nf_ila.h>), the modes of
+ * the kernel's ILA with their numbers, then RFC 6296's (NPTv6, as
+ * ip6t_NPT's SNPT/DNPT). The XT_ILA_CSUM_* names are the same values.
  */
-enum xt_ila_csum_mode {
-	XT_ILA_CSUM_ADJUST_TRANSPORT = 0,
-	XT_ILA_CSUM_NEUTRAL_MAP = 1,
-	XT_ILA_CSUM_NO_ACTION = 2,
-	XT_ILA_CSUM_NEUTRAL_MAP_AUTO = 3,
-	XT_ILA_CSUM_RFC6296 = 4,
-	__XT_ILA_CSUM_MAX
-};
+#define XT_ILA_CSUM_ADJUST_TRANSPORT	NF_ILA_CSUM_ADJUST_TRANSPORT
+#define XT_ILA_CSUM_NEUTRAL_MAP		NF_ILA_CSUM_NEUTRAL_MAP
+#define XT_ILA_CSUM_NO_ACTION		NF_ILA_CSUM_NO_ACTION
+#define XT_ILA_CSUM_NEUTRAL_MAP_AUTO	NF_ILA_CSUM_NEUTRAL_MAP_AUTO
+#define XT_ILA_CSUM_RFC6296		NF_ILA_CSUM_RFC6296
+#define __XT_ILA_CSUM_MAX		__NF_ILA_CSUM_MAX
 
 /*
  * Revision 1 (this layout): the csum_mode numbers above and
@@ -52,7 +50,7 @@ enum xt_ila_csum_mode {
 #define XT_ILA_F_ALL		(XT_ILA_F_MAP | XT_ILA_F_MISS_DROP | XT_ILA_F_ILA2SIR | \
 				 XT_ILA_F_MISS_NOTIFY)
 
-#define XT_ILA_MAP_NAMELEN	32
+#define XT_ILA_MAP_NAMELEN	NF_ILA_NAMSIZ
 
 /* Size of the kernel-only area at the end of struct xt_ila_tginfo. */
 #define XT_ILA_KPRIV_WORDS	6
@@ -63,7 +61,7 @@ struct xt_ila_tginfo {
 	__u8			src_pfx_len;	/* 1..64, equal to dst_pfx_len */
 	__u8			dst_pfx_len;
 	__u8			translate;	/* enum xt_ila_translate */
-	__u8			csum_mode;	/* enum xt_ila_csum_mode */
+	__u8			csum_mode;	/* enum nf_ila_csum_mode */
 	__u32			flags;		/* XT_ILA_F_* */
 	char			map[XT_ILA_MAP_NAMELEN]; /* with XT_ILA_F_MAP, else empty */
 
