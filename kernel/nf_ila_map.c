@@ -225,12 +225,13 @@ static const struct genl_multicast_group nf_ila_map_mcgrps[] = {
 
 /*
  * Tell the "events" group (ilactl monitor) what a successful command
- * changed, as the command itself: cmd, the map's name, NAME2 of a swap, the
- * entry written or removed (REPLACE when an entry was replaced). Called
- * under mn->lock; builds nothing while no one listens.
+ * changed, as the command itself: cmd, the map's name (NEWMAP: and how it
+ * was created), NAME2 of a swap, the entry written or removed (REPLACE when
+ * an entry was replaced). Called under mn->lock; builds nothing while no
+ * one listens.
  */
-static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
-			      const char *name2,
+static void nf_ila_map_notify(struct genl_info *info, u8 cmd,
+			      const struct nf_ila_map *map, const char *name2,
 			      const struct nf_ila_map_entry *e, bool replaced)
 {
 	struct net *net = genl_info_net(info);
@@ -245,8 +246,13 @@ static void nf_ila_map_notify(struct genl_info *info, u8 cmd, const char *name,
 	hdr = genlmsg_put(skb, info->snd_portid, info->snd_seq,
 			  &nf_ila_map_family, 0, cmd);
 	if (!hdr ||
-	    nla_put_string(skb, ILA_MAP_A_NAME, name) ||
+	    nla_put_string(skb, ILA_MAP_A_NAME, map->name) ||
 	    (name2 && nla_put_string(skb, ILA_MAP_A_NAME2, name2)) ||
+	    (cmd == ILA_MAP_CMD_NEWMAP &&
+	     (nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES,
+			  nf_ila_map_tbl(map)->max_entries) ||
+	      (map->notify_miss &&
+	       nla_put_flag(skb, ILA_MAP_A_NOTIFY_MISS)))) ||
 	    (e && (nla_put_u64_64bit(skb, ILA_MAP_A_IDENT, (__force u64)e->ident,
 				     ILA_MAP_A_PAD) ||
 		   (cmd == ILA_MAP_CMD_NEWENTRY &&
@@ -477,7 +483,7 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 	}
 	list_add_tail(&map->list, &mn->maps);
 	mn->count++;
-	nf_ila_map_notify(info, ILA_MAP_CMD_NEWMAP, map->name, NULL, NULL, false);
+	nf_ila_map_notify(info, ILA_MAP_CMD_NEWMAP, map, NULL, NULL, false);
 	mutex_unlock(&mn->lock);
 	return 0;
 
@@ -507,7 +513,7 @@ static int nf_ila_map_cmd_delmap(struct sk_buff *skb, struct genl_info *info)
 				    "map is in use by ip6tables rules");
 		err = -EBUSY;
 	} else {
-		nf_ila_map_notify(info, ILA_MAP_CMD_DELMAP, map->name, NULL,
+		nf_ila_map_notify(info, ILA_MAP_CMD_DELMAP, map, NULL,
 				  NULL, false);
 		list_del(&map->list);
 		mn->count--;
@@ -644,7 +650,7 @@ static int nf_ila_map_cmd_swap(struct sk_buff *skb, struct genl_info *info)
 	tb = nf_ila_map_tbl(b);
 	rcu_assign_pointer(a->tbl, tb);
 	rcu_assign_pointer(b->tbl, ta);
-	nf_ila_map_notify(info, ILA_MAP_CMD_SWAP, a->name, b->name, NULL, false);
+	nf_ila_map_notify(info, ILA_MAP_CMD_SWAP, a, b->name, NULL, false);
 out:
 	mutex_unlock(&mn->lock);
 	return err;
@@ -662,7 +668,7 @@ static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(map);
 	else {
 		nf_ila_map_flush_locked(map);
-		nf_ila_map_notify(info, ILA_MAP_CMD_FLUSH, map->name, NULL,
+		nf_ila_map_notify(info, ILA_MAP_CMD_FLUSH, map, NULL,
 				  NULL, false);
 	}
 	mutex_unlock(&mn->lock);
@@ -699,7 +705,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 		WRITE_ONCE(st->misses, 0);
 	}
 	nf_ila_map_walk_locked(map, nf_ila_map_entry_reset);
-	nf_ila_map_notify(info, ILA_MAP_CMD_RESET_COUNTERS, map->name, NULL,
+	nf_ila_map_notify(info, ILA_MAP_CMD_RESET_COUNTERS, map, NULL,
 			  NULL, false);
 	mutex_unlock(&mn->lock);
 	return 0;
@@ -749,7 +755,7 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 						      nf_ila_map_params);
 			if (!err) {
 				nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY,
-						  map->name, NULL, e, true);
+						  map, NULL, e, true);
 				call_rcu(&old->rcu, nf_ila_map_entry_free_rcu);
 				e = NULL;
 			}
@@ -766,7 +772,7 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 	err = rhashtable_lookup_insert_fast(nf_ila_map_ht(map), &e->node,
 					    nf_ila_map_params);
 	if (!err) {
-		nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY, map->name, NULL, e,
+		nf_ila_map_notify(info, ILA_MAP_CMD_NEWENTRY, map, NULL, e,
 				  false);
 		e = NULL;
 	} else if (err == -EEXIST) {
@@ -818,7 +824,7 @@ static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 	      rhashtable_remove_fast(nf_ila_map_ht(map), &e->node,
 				     nf_ila_map_params);
 	if (!err) {
-		nf_ila_map_notify(info, ILA_MAP_CMD_DELENTRY, map->name, NULL,
+		nf_ila_map_notify(info, ILA_MAP_CMD_DELENTRY, map, NULL,
 				  e, false);
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
 	}
