@@ -348,7 +348,7 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 				    .len = ILA_MAP_NAMSIZ - 1 },
 	[ILA_MAP_A_IDENT]	= { .type = NLA_U64 },
 	[ILA_MAP_A_LOCATOR]	= { .type = NLA_U64 },
-	[ILA_MAP_A_CSUM_MODE]	= NLA_POLICY_MAX(NLA_U8, ILA_MAP_CSUM_MAX),
+	[ILA_MAP_A_CSUM_MODE]	= NLA_POLICY_MAX(NLA_U8, NF_ILA_CSUM_MAX),
 	[ILA_MAP_A_MAX_ENTRIES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&nf_ila_map_max_range),
 	[ILA_MAP_A_ENTRIES]	= { .type = NLA_REJECT },
@@ -753,7 +753,7 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 	e->ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
 	e->locator = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_LOCATOR]);
 	e->loc_sum = ila_sum16(&e->locator, 4);
-	e->csum_mode = ILA_MAP_CSUM_ADJUST_TRANSPORT;
+	e->csum_mode = NF_ILA_CSUM_ADJUST_TRANSPORT;
 	if (info->attrs[ILA_MAP_A_CSUM_MODE])
 		e->csum_mode = nla_get_u8(info->attrs[ILA_MAP_A_CSUM_MODE]);
 
