@@ -148,32 +148,13 @@ ila_hook_tbl_find(const struct ila_hook_tbl *t, u64 a)
 	return NULL;
 }
 
-static __always_inline enum ila_res ila_hook_xlat(const struct ila_hook *h,
-						  struct sk_buff *skb)
-{
-	switch (h->kind) {
-	case ILA_HK_AT64:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_AT | ILA_V_PFX64);
-	case ILA_HK_AT:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_AT);
-	case ILA_HK_MAP64:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_MAP | ILA_V_PFX64);
-	case ILA_HK_MAP:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_MAP);
-	case ILA_HK_NA64:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_NA | ILA_V_PFX64);
-	case ILA_HK_NA:
-		return ila_rule_xlat(skb, &h->rule, ILA_V_NA);
-	}
-	return ila_rule_xlat(skb, &h->rule, ILA_V_STATIC);
-}
-
 /* Not translated: the reason in the counters, the verdict. */
 static noinline unsigned int ila_hook_untranslated(const struct ila_hook *h,
 						   enum ila_res res)
 {
 	switch (res) {
 	case ILA_RES_PASS:
+	case ILA_RES_XLAT:
 		return NF_ACCEPT;
 	case ILA_RES_MISS:
 		this_cpu_inc(h->stats->misses);
@@ -181,27 +162,66 @@ static noinline unsigned int ila_hook_untranslated(const struct ila_hook *h,
 	case ILA_RES_MISS_DROP:
 		this_cpu_inc(h->stats->misses);
 		break;
-	default:
+	case ILA_RES_DROP:
 		break;
 	}
 	this_cpu_inc(h->stats->drops);
 	return NF_DROP;
 }
 
-/*
- * OUTPUT: the packet was routed for its untranslated destination; route
- * it again, as ip6t_mangle does after changing an address.
- */
-static noinline unsigned int ila_hook_reroute(const struct ila_hook *h,
-					      struct sk_buff *skb,
-					      const struct nf_hook_state *state)
+/* A named hook translates skb: counters and verdict. */
+static __always_inline unsigned int ila_hook_do(const struct ila_hook *h,
+						struct sk_buff *skb,
+						const unsigned int v)
 {
-	int err = nf_ip6_route_me_harder(state->net, state->sk, skb);
+	const enum ila_res res = ila_rule_xlat(skb, &h->rule, v);
 
-	if (likely(!err))
+	if (likely(res == ILA_RES_XLAT)) {
+		this_cpu_inc(h->stats->packets);
+		this_cpu_add(h->stats->bytes, skb->len);
 		return NF_ACCEPT;
-	this_cpu_inc(h->stats->drops);
-	return NF_DROP_ERR(err);
+	}
+	if (likely(res == ILA_RES_PASS))
+		return NF_ACCEPT;
+	return ila_hook_untranslated(h, res);
+}
+
+/*
+ * One function per kind of hook, each with only the frame its own path
+ * needs; the slots reach them by a tail call.
+ */
+#define ILA_HOOK_KIND_FN(name, v)					\
+static noinline unsigned int name(const struct ila_hook *h,		\
+				  struct sk_buff *skb)			\
+{									\
+	return ila_hook_do(h, skb, v);					\
+}
+ILA_HOOK_KIND_FN(ila_hook_at64, ILA_V_AT | ILA_V_PFX64)
+ILA_HOOK_KIND_FN(ila_hook_at, ILA_V_AT)
+ILA_HOOK_KIND_FN(ila_hook_na64, ILA_V_NA | ILA_V_PFX64)
+ILA_HOOK_KIND_FN(ila_hook_na, ILA_V_NA)
+ILA_HOOK_KIND_FN(ila_hook_static, ILA_V_STATIC)
+ILA_HOOK_KIND_FN(ila_hook_map64, ILA_V_MAP | ILA_V_PFX64)
+ILA_HOOK_KIND_FN(ila_hook_map, ILA_V_MAP)
+
+static __always_inline unsigned int ila_hook_run(const struct ila_hook *h,
+						 struct sk_buff *skb)
+{
+	switch (h->kind) {
+	case ILA_HK_AT64:
+		return ila_hook_at64(h, skb);
+	case ILA_HK_MAP64:
+		return ila_hook_map64(h, skb);
+	case ILA_HK_AT:
+		return ila_hook_at(h, skb);
+	case ILA_HK_MAP:
+		return ila_hook_map(h, skb);
+	case ILA_HK_NA64:
+		return ila_hook_na64(h, skb);
+	case ILA_HK_NA:
+		return ila_hook_na(h, skb);
+	}
+	return ila_hook_static(h, skb);
 }
 
 /*
@@ -219,7 +239,6 @@ static noinline unsigned int ila_hook_quoted(const struct ila_hook_slot *s,
 	const u8 *type, *q;
 	struct ila_hook *qh;
 	u8 _type, _q[8];
-	enum ila_res res;
 
 	if (ipv6_hdr(skb)->nexthdr != IPPROTO_ICMPV6)
 		return NF_ACCEPT;
@@ -236,49 +255,59 @@ static noinline unsigned int ila_hook_quoted(const struct ila_hook_slot *s,
 	qh = ila_hook_tbl_find(t, ila_get64(q));
 	if (!qh || qh == h)
 		return NF_ACCEPT;
-	res = ila_rule_slow(skb, &qh->rule, false);
-	return res == ILA_RES_PASS ? NF_ACCEPT : ila_hook_untranslated(qh, res);
+	return ila_hook_untranslated(qh, ila_rule_slow(skb, &qh->rule, false));
 }
 
-static __always_inline unsigned int
-ila_hook_slot_run(const struct ila_hook_slot *s, struct sk_buff *skb,
-		  const struct nf_hook_state *state, bool out)
+/* A slot with several hooks: the table says which one the packet is for. */
+static noinline unsigned int ila_hook_many(const struct ila_hook_slot *s,
+					   const struct ila_hook_tbl *t,
+					   struct sk_buff *skb)
+{
+	const u8 *nh = skb_network_header(skb);
+	const u8 proto = nh[offsetof(struct ipv6hdr, nexthdr)];
+	struct ila_hook *h;
+
+	h = ila_hook_tbl_find(t, ila_get64(nh + s->aoff));
+	if (unlikely(proto != IPPROTO_TCP && proto != IPPROTO_UDP) &&
+	    ila_hook_quoted(s, t, h, skb) != NF_ACCEPT)
+		return NF_DROP;
+	if (!h)
+		return NF_ACCEPT;
+	return ila_hook_run(h, skb);
+}
+
+static __always_inline unsigned int ila_hook_slot(const struct ila_hook_slot *s,
+						  struct sk_buff *skb)
 {
 	const struct ila_hook_tbl *t = rcu_dereference(s->tbl);
-	struct ila_hook *h = t->one;
-	enum ila_res res;
 
-	if (!h) {
-		const u8 *nh = skb_network_header(skb);
-		const u8 proto = nh[offsetof(struct ipv6hdr, nexthdr)];
-
-		h = ila_hook_tbl_find(t, ila_get64(nh + s->aoff));
-		if (unlikely(proto != IPPROTO_TCP && proto != IPPROTO_UDP) &&
-		    ila_hook_quoted(s, t, h, skb) != NF_ACCEPT)
-			return NF_DROP;
-		if (!h)
-			return NF_ACCEPT;
-	}
-	res = ila_hook_xlat(h, skb);
-	if (unlikely(res != ILA_RES_XLAT))
-		return ila_hook_untranslated(h, res);
-	this_cpu_inc(h->stats->packets);
-	this_cpu_add(h->stats->bytes, skb->len);
-	if (out)
-		return ila_hook_reroute(h, skb, state);
-	return NF_ACCEPT;
+	if (likely(t->one))
+		return ila_hook_run(t->one, skb);
+	return ila_hook_many(s, t, skb);
 }
 
 static unsigned int ila_hook_slot_fn(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
-	return ila_hook_slot_run(priv, skb, state, false);
+	return ila_hook_slot(priv, skb);
 }
 
+/*
+ * OUTPUT: the packet was routed for its untranslated destination; when the
+ * hook changed it, route it again, as ip6t_mangle does after a rewrite
+ * (xfrm policies for the locator apply then).
+ */
 static unsigned int ila_hook_slot_out_fn(void *priv, struct sk_buff *skb,
 					 const struct nf_hook_state *state)
 {
-	return ila_hook_slot_run(priv, skb, state, true);
+	const struct in6_addr daddr = ipv6_hdr(skb)->daddr;
+	unsigned int verdict = ila_hook_slot(priv, skb);
+	int err;
+
+	if (verdict != NF_ACCEPT || ipv6_addr_equal(&daddr, &ipv6_hdr(skb)->daddr))
+		return verdict;
+	err = nf_ip6_route_me_harder(state->net, state->sk, skb);
+	return err ? NF_DROP_ERR(err) : NF_ACCEPT;
 }
 
 /* ---- tables and slots ------------------------------------------------------ */

@@ -127,7 +127,7 @@ teardown() {
 	in_ns "$router" ip6tables -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX"
 	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
 	ila_udp "$client" "$server" "$ILA_SIR_HOST" 7300 1000
-	[ "$(ila_count "$server" ip6tables-legacy PREROUTING)" -ge 3 ]
+	[ "$(ila_count "$server" ip6tables PREROUTING)" -ge 3 ]
 	ila_flush
 }
 
