@@ -32,6 +32,7 @@
 
 #include <linux/icmpv6.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv6.h>
@@ -95,8 +96,9 @@ struct ila_hook {
  */
 struct ila_hook_tbl {
 	struct ila_hook		*one;	/* the slot's only hook, else NULL */
+	u64			mult;	/* odd, random: multiply-shift hash */
 	u32			mask;	/* buckets - 1 */
-	u32			seed;
+	u32			shift;	/* 64 - log2(buckets) */
 	unsigned int		nlens;
 	u8			lens[ILA_MAX_PFX_LEN];	/* longest first */
 	u64			lmask[ILA_MAX_PFX_LEN];	/* raw mask of each */
@@ -127,6 +129,17 @@ static bool ila_hook_point_src(u8 point)
 
 /* ---- packet path ----------------------------------------------------------- */
 
+/*
+ * The bucket of a (prefix, length): multiply-shift with a random odd
+ * multiplier. The table is built from the configured prefixes and only
+ * probed by packets, so the spread that matters is the prefixes' own.
+ */
+static __always_inline unsigned int ila_hook_bkt(const struct ila_hook_tbl *t,
+						 u64 pfx, unsigned int len)
+{
+	return ((pfx ^ len) * t->mult) >> t->shift;
+}
+
 /* The table's hook for an address whose upper 64 bits (raw) are a. */
 static __always_inline struct ila_hook *
 ila_hook_tbl_find(const struct ila_hook_tbl *t, u64 a)
@@ -137,7 +150,7 @@ ila_hook_tbl_find(const struct ila_hook_tbl *t, u64 a)
 	for (i = 0; i < t->nlens; i++) {
 		const u64 k = a & t->lmask[i];
 
-		idx = ila_map_hash64(k ^ t->lens[i], t->seed) & t->mask;
+		idx = ila_hook_bkt(t, k, t->lens[i]);
 		while ((h = t->bkt[idx])) {
 			if (h->pfx_len == t->lens[i] &&
 			    ila_get64(h->rule.x.src) == k)
@@ -331,8 +344,7 @@ static int ila_hook_tbl_add(struct ila_hook_tbl *t, struct ila_hook *h,
 		t->lmask[i] = ila_get64(mask);
 		t->nlens++;
 	}
-	j = ila_map_hash64(ila_get64(h->rule.x.src) ^ h->pfx_len, t->seed) &
-	    t->mask;
+	j = ila_hook_bkt(t, ila_get64(h->rule.x.src), h->pfx_len);
 	for (; t->bkt[j]; j = (j + 1) & t->mask) {
 		const struct ila_hook *o = t->bkt[j];
 
@@ -383,7 +395,8 @@ static struct ila_hook_tbl *ila_hook_tbl_build(struct nf_ila_net *in,
 		goto out;
 	}
 	t->mask = roundup_pow_of_two(2 * n) - 1;
-	t->seed = get_random_u32();
+	t->shift = 64 - ilog2(t->mask + 1);
+	t->mult = get_random_u64() | 1;
 	for (i = 0; i < n && !err; i++)
 		err = ila_hook_tbl_add(t, v[i], ext);
 out:
