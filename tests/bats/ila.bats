@@ -363,6 +363,9 @@ vxlan_pair() {
 			ila_udp "$client" "$server" fd77::2 "$port" 3000
 			ila_tcp "$server" "$client" fd77::1 "$port" 50000
 			in_ns "$client" ping -6 -q -c 2 -i 0.2 -W 5 fd77::2 >/dev/null
+			# which counter moved, should one (shown on failure)
+			in_ns "$client" nstat -asz | grep -i csum | sed 's/^/client: /'
+			in_ns "$server" nstat -asz | grep -i csum | sed 's/^/server: /'
 			[ "$(csum_errors "$client")" = "$c" ]
 			[ "$(csum_errors "$server")" = "$s" ]
 			# the tunnel really went through the rules
