@@ -260,7 +260,7 @@ scale_setup() {
 	meta loadrate "Batch load (ilactl -b, $n entries into an empty map): ${rate:-?} entries per guest-second, i.e. $(awk -v r="${rate:-0}" 'BEGIN { if (r > 0) printf "%.0f", 1e9 / r; else printf "?" }') instructions per entry."
 	meta note "Kernel memory per entry at $n entries: $(awk -v a="$m0" -v b="$m1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1024 / n }') bytes (growth of Slab + VmallocUsed + Percpu over the load: entries and hash table; the entry cache: $slab)."
 	csv "$table,6,batch_load,,entries_per_guest_s=${rate:-?}"
-	csv "$table,6,bytes_per_entry,,$(awk -v a="$m0" -v b="$m1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1024 / n }')"
+	csv "$table,6,memory,,bytes_per_entry=$(awk -v a="$m0" -v b="$m1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1024 / n }')"
 	log "map ten: $(in_rtr ilactl map stats ten | tr '\n' ' ')"
 }
 
