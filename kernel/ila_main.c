@@ -80,12 +80,6 @@ static int __init nf_ila_init(void)
 	if (err)
 		goto err_map;
 	err = genl_register_family(&nf_ila_map_family);
-	if (err == -EEXIST)
-		/* the same families of nf-ila-rtcache 0.1 (still loaded after
-		 * an upgrade without a reboot)
-		 */
-		pr_err("generic netlink family %s exists: unload nf_ila_hook and nf_ila_map of an older nf-ila-rtcache first (or reboot)\n",
-		       ILA_MAP_GENL_NAME);
 	if (err)
 		goto err_pernet;
 	err = genl_register_family(&nf_ila_hook_family);
