@@ -247,7 +247,7 @@ hook_flush() {
 	wait_until 10 grep -qx 'hook del back' "$ev"
 	kill "$mon"
 	diff -u - "$ev" <<-EOF
-	map create hosts
+	map create hosts max-entries 16777216
 	map add hosts 0:0:0:5 3333:0:0:1 csum-mode adjust-transport
 	hook add m prerouting priority -250 translate dst src-pfx $ILA_SIR_PFX map hosts miss drop,notify
 	hook add back postrouting priority 310 translate src src-pfx $ILA_LOC_PFX dst-pfx $ILA_SIR_PFX csum-mode neutral-map direction ila2sir

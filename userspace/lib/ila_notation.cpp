@@ -13,6 +13,8 @@
 
 #include <common/ila_names.h>
 
+#include "ila_words.h"
+
 namespace ila {
 
 namespace {
@@ -123,12 +125,8 @@ std::string_view csum_mode_name(std::uint8_t mode)
 
 std::string_view miss_word(int value)
 {
-	// the shortest spelling: "notify" rather than "accept,notify"
-	const char *best = nullptr;
-	for (const ila_word *w = ila_miss_words(); w->name; w++)
-		if (w->value == value && (!best || std::strlen(w->name) < std::strlen(best)))
-			best = w->name;
-	return best ? best : "accept";
+	const char *w = shortest_word(ila_miss_words(), value);
+	return w ? w : "accept";
 }
 
 bool valid_map_name(std::string_view name)
