@@ -29,18 +29,6 @@ teardown() {
 	cleanup_all
 }
 
-# hctl NS ARGS... : ilactl in netns NS
-hctl() {
-	local ns=$1
-	shift
-	in_ns "$ns" ilactl "$@"
-}
-
-# hook_field NS NAME FIELD : a field of `ilactl -j hook list` for hook NAME
-hook_field() {
-	hctl "$1" -j hook list | jq -r --arg n "$2" --arg f "$3" '.[] | select(.name == $n) | .[$f]'
-}
-
 # hook_pairs MODE : the four translations of the topology comment, as hooks
 hook_pairs() {
 	local m=$1 back=

@@ -317,3 +317,34 @@ TEST(IlactlJson, PrettyIndentsAndKeepsStrings)
 }
 
 } // namespace
+
+// The text of a list is one line per object, nothing else; JSON the array.
+TEST(IlactlPrint, TextLinesAndJsonFromOneCall)
+{
+	ila::Entry a, b;
+	a.ident = 1;
+	a.locator = 0x20010db800010000ull;
+	b.ident = 2;
+	b.locator = 0x20010db800020000ull;
+	b.csum_mode = 2;
+	b.hits = 7;
+	for (bool json : {false, true}) {
+		ila::FieldPrinter p(json);
+		p.open();
+		p.str("name", "", "m", ila::FieldPrinter::Json);
+		p.open_array("entries");
+		p.end_line(true);
+		for (const auto &e : {a, b}) {
+			ila::print_entry(p, e, true);
+			p.end_line(true);
+		}
+		p.close_array();
+		p.close();
+		EXPECT_EQ(p.take(), json ? "{\"name\":\"m\",\"entries\":[\n{\"identifier\":\"0:0:0:1\","
+					   "\"locator\":\"2001:db8:1:0\",\"csum_mode\":\"adjust-transport\","
+					   "\"hits\":0}\n,{\"identifier\":\"0:0:0:2\",\"locator\":"
+					   "\"2001:db8:2:0\",\"csum_mode\":\"none\",\"hits\":7}\n]}"
+					 : "0:0:0:1 2001:db8:1:0 csum-mode adjust-transport hits 0\n"
+					   "0:0:0:2 2001:db8:2:0 csum-mode none hits 7\n");
+	}
+}

@@ -82,44 +82,28 @@ void FieldPrinter::flag(const char *k, const char *word, bool value, Only only)
 	}
 }
 
-void FieldPrinter::open(const char *k)
+void FieldPrinter::begin(const char *k, char bracket)
 {
 	if (!json_)
 		return;
 	key(k);
-	out_ += '{';
+	out_ += bracket;
 	first_ = true;
 }
 
-void FieldPrinter::close()
+void FieldPrinter::end(char bracket)
 {
 	if (!json_)
 		return;
-	out_ += '}';
+	out_ += bracket;
 	first_ = false;
-}
-
-void FieldPrinter::open_array(const char *k)
-{
-	if (!json_)
-		return;
-	key(k);
-	out_ += '[';
-	first_ = true;
-}
-
-void FieldPrinter::close_array()
-{
-	if (json_) {
-		out_ += ']';
-		first_ = false;
-	}
 }
 
 void FieldPrinter::end_line(bool newline_in_json)
 {
 	if (!json_) {
-		out_ += '\n';
+		if (!first_) // a line with fields
+			out_ += '\n';
 		first_ = true;
 	} else if (newline_in_json) {
 		out_ += '\n';

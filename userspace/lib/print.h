@@ -34,12 +34,12 @@ public:
 
 	// JSON: an object ({ ... }), an array ([ ... ]), KEY: before it when
 	// KEY is not null. Text: nothing.
-	void open(const char *key = nullptr);
-	void close();
-	void open_array(const char *key = nullptr);
-	void close_array();
-	// Text: ends the line. JSON: NEWLINE_IN_JSON adds a line break (show
-	// puts one entry a line).
+	void open(const char *key = nullptr) { begin(key, '{'); }
+	void close() { end('}'); }
+	void open_array(const char *key = nullptr) { begin(key, '['); }
+	void close_array() { end(']'); }
+	// Text: ends the line (if it has fields). JSON: NEWLINE_IN_JSON adds a
+	// line break (show puts one entry a line).
 	void end_line(bool newline_in_json = false);
 
 	const std::string &text() const { return out_; }
@@ -49,6 +49,8 @@ private:
 	void sep_json();
 	void sep_text();
 	void key(const char *key);
+	void begin(const char *key, char bracket);
+	void end(char bracket);
 
 	bool json_;
 	bool first_ = true; // no member yet in the current JSON container / text line
