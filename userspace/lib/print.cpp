@@ -45,28 +45,27 @@ void FieldPrinter::str(const char *k, const char *word, std::string_view value, 
 	}
 }
 
-void FieldPrinter::num(const char *k, const char *word, std::int64_t value, Only only)
+// A number: unquoted in JSON, a word and its value in text.
+void FieldPrinter::number(const char *k, const char *word, const std::string &value, Only only)
 {
 	if (json_ ? only == Text : only == Json)
 		return;
 	if (json_) {
 		key(k);
-		out_ += std::to_string(value);
+		out_ += value;
 	} else {
-		str(k, word, std::to_string(value), only);
+		str(k, word, value, only);
 	}
+}
+
+void FieldPrinter::num(const char *k, const char *word, std::int64_t value, Only only)
+{
+	number(k, word, std::to_string(value), only);
 }
 
 void FieldPrinter::unum(const char *k, const char *word, std::uint64_t value, Only only)
 {
-	if (json_ ? only == Text : only == Json)
-		return;
-	if (json_) {
-		key(k);
-		out_ += std::to_string(value);
-	} else {
-		str(k, word, std::to_string(value), only);
-	}
+	number(k, word, std::to_string(value), only);
 }
 
 void FieldPrinter::flag(const char *k, const char *word, bool value, Only only)

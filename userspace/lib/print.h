@@ -50,6 +50,7 @@ private:
 	void sep_text();
 	void key(const char *key);
 	void begin(const char *key, char bracket);
+	void number(const char *key, const char *word, const std::string &value, Only only);
 	void end(char bracket);
 
 	bool json_;
