@@ -64,10 +64,13 @@ ULIB_OBJ   := $(patsubst $(TOP)/userspace/lib/%.cpp,$(TOP)/build/ulib/%.o,$(ULIB
 ULIB       := $(TOP)/build/ulib/libnfilr.a
 TOOLS_SRC  := $(wildcard $(TOP)/userspace/*.cpp)
 TOOLS      := $(patsubst $(TOP)/userspace/%.cpp,$(TOP)/build/bin/%,$(TOOLS_SRC))
-# ila_nltest is a client of the test suites, not a user tool: built, not installed
-INSTALL_TOOLS := $(filter-out %/ila_nltest,$(TOOLS))
+INSTALL_TOOLS := $(TOOLS)
+# clients of the test suites (tests/tools: ila_nltest): built, not installed
+TEST_TOOLS_SRC := $(wildcard $(TOP)/tests/tools/*.cpp)
+TEST_TOOLS := $(patsubst $(TOP)/tests/tools/%.cpp,$(TOP)/build/bin/%,$(TEST_TOOLS_SRC))
 TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
-UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp)
+# the fuzz target's entry is linked into the unit tests (they replay it)
+UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 
 PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
@@ -141,7 +144,7 @@ $(TOP)/build/kmod/%/.built: $(KSRC) $(KHDRS)
 # ---- userspace ---------------------------------------------------------------
 userspace: plugins tools man
 plugins: $(PLUGINS)
-tools: $(TOOLS)
+tools: $(TOOLS) $(TEST_TOOLS)
 man: $(if $(MANFRAGS),$(MANPAGE))
 
 $(TOP)/xtables/%.so: $(TOP)/xtables/%.cpp $(KHDRS)
@@ -162,6 +165,11 @@ $(TOP)/build/bin/%: $(TOP)/userspace/%.cpp $(if $(ULIB_SRC),$(ULIB)) $(wildcard 
 	  -DNFILR_VERSION='"$(DIST_VERSION)"' -o $@ $< \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS)
 
+$(TOP)/build/bin/%: $(TOP)/tests/tools/%.cpp $(if $(ULIB_SRC),$(ULIB)) $(wildcard $(TOP)/userspace/lib/*.h) $(KHDRS)
+	$(Q)mkdir -p $(@D) && echo "  CXX     $(notdir $@)"
+	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $< \
+	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS)
+
 $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
 	$(Q)mkdir -p $(@D)
 	$(Q){ cat $(TOP)/xtables/header.man.in; \
@@ -169,7 +177,7 @@ $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
 	    echo ".SS $$n"; cat $$f; done; } > $@
 
 # ---- tests -------------------------------------------------------------------
-$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h)
+$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h
 	$(Q)$(if $(filter no,$(UNIT_TESTS)),echo "make: *** configured with --disable-unit-tests: apt-get install libgtest-dev and rerun ./configure"; exit 1)
 	$(Q)mkdir -p $(@D) && echo "  CXX     unit_tests"
 	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \

@@ -16,8 +16,13 @@
 #include <string_view>
 
 #include <xtables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <linux/netfilter/xt_ILA.h>
 #include <common/ila_csum.h>
+#include <common/ila_names.h>
+
+#include "ila_pfx.h"
+#include "ila_words.h"
 
 namespace {
 
@@ -31,72 +36,42 @@ enum : unsigned int {
 	O_DIRECTION,
 };
 
-struct name_value {
-	const char *name;
-	unsigned int value;
-};
-
-/* The first name of each value is the canonical one (print, save). */
-constexpr name_value csum_modes[] = {
-	{"adjust-transport", XT_ILA_CSUM_ADJUST_TRANSPORT},
-	{"neutral-map", XT_ILA_CSUM_NEUTRAL_MAP},
-	{"none", XT_ILA_CSUM_NO_ACTION},
-	{"neutral-map-auto", XT_ILA_CSUM_NEUTRAL_MAP_AUTO},
-	{"rfc6296", XT_ILA_CSUM_RFC6296},
-	/* the names ip-route(8) and ip-ila(8) use for the same modes */
-	{"adj-transport", XT_ILA_CSUM_ADJUST_TRANSPORT},
-	{"no-action", XT_ILA_CSUM_NO_ACTION},
-};
-
-constexpr name_value directions[] = {
-	{"sir2ila", 0},
-	{"ila2sir", XT_ILA_F_ILA2SIR},
-};
-
-/* what a miss does: accept or drop, and whether ilactl monitor hears of it */
-constexpr name_value misses[] = {
-	{"accept", 0},
-	{"drop", XT_ILA_F_MISS_DROP},
-	{"notify", XT_ILA_F_MISS_NOTIFY},
-	{"drop,notify", XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY},
-	{"accept,notify", XT_ILA_F_MISS_NOTIFY},
-	{"notify,accept", XT_ILA_F_MISS_NOTIFY},
-	{"notify,drop", XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY},
-};
+/* what a miss does: the ILA_MISS_* bits of the word tables as target flags */
 constexpr unsigned int miss_flags = XT_ILA_F_MISS_DROP | XT_ILA_F_MISS_NOTIFY;
 
-constexpr name_value translations[] = {
-	{"dst", XT_ILA_TRANSLATE_DST},
-	{"src", XT_ILA_TRANSLATE_SRC},
-};
-
-template <std::size_t N>
-const char *name_of(const name_value (&table)[N], unsigned int value)
+unsigned int miss_to_flags(int bits)
 {
-	for (const auto &e : table)
-		if (e.value == value)
-			return e.name;
-	return "?";
+	return (bits & ILA_MISS_DROP ? XT_ILA_F_MISS_DROP : 0) |
+	       (bits & ILA_MISS_NOTIFY ? XT_ILA_F_MISS_NOTIFY : 0);
 }
 
-template <std::size_t N>
-unsigned int value_of(const name_value (&table)[N], const char *option,
-		      std::string_view arg)
+int flags_to_miss(unsigned int flags)
 {
-	for (const auto &e : table)
-		if (arg == e.name)
-			return e.value;
-	std::string known;
-	for (std::size_t i = 0; i < N; i++) {
-		bool dup = false;
-		for (std::size_t j = 0; j < i; j++)
-			dup |= table[j].value == table[i].value;
-		if (!dup)
-			known += std::string(known.empty() ? "" : ", ") + table[i].name;
+	return (flags & XT_ILA_F_MISS_DROP ? ILA_MISS_DROP : 0) |
+	       (flags & XT_ILA_F_MISS_NOTIFY ? ILA_MISS_NOTIFY : 0);
+}
+
+/* The word print and save write for VALUE (the words of ilactl, one table). */
+const char *name_of(const ila_word *table, int value)
+{
+	const char *n = ila::shortest_word(table, value);
+	return n ? n : "?";
+}
+
+/* The value of ARG in TABLE; anything else exits naming the option. */
+int value_of(const ila_word *table, const char *option, const char *arg)
+{
+	int v = ila_word_parse(table, arg);
+
+	if (v < 0) {
+		std::string known;
+		for (const ila_word *w = table; w->name; w++)
+			if (ila::shortest_word(table, w->value) == w->name)
+				known += std::string(known.empty() ? "" : ", ") + w->name;
+		xtables_error(PARAMETER_PROBLEM, "ILA: %s: unknown value \"%s\" (one of: %s)",
+			      option, arg, known.c_str());
 	}
-	xtables_error(PARAMETER_PROBLEM, "ILA: %s: unknown value \"%.*s\" (one of: %s)",
-		      option, static_cast<int>(arg.size()), arg.data(), known.c_str());
-	return 0;
+	return v;
 }
 
 std::string addr_str(const in6_addr &a)
@@ -110,35 +85,35 @@ std::string addr_str(const in6_addr &a)
 void parse_pfx(const char *option, const char *arg, in6_addr *pfx, __u8 *len)
 {
 	std::string_view s(arg);
-	auto slash = s.find('/');
-	if (slash == std::string_view::npos)
+	unsigned int n = 0;
+
+	switch (ila::parse_pfx(s, pfx->s6_addr, n)) {
+	case ila::PfxError::Ok:
+		break;
+	case ila::PfxError::NoLength:
 		xtables_error(PARAMETER_PROBLEM,
 			      "ILA: %s \"%s\": prefix length missing (expected ADDR/LEN)",
 			      option, arg);
-
-	std::string addr(s.substr(0, slash));
-	if (inet_pton(AF_INET6, addr.c_str(), pfx) != 1)
+		break;
+	case ila::PfxError::BadAddress:
 		xtables_error(PARAMETER_PROBLEM, "ILA: %s \"%s\": bad IPv6 address \"%s\"",
-			      option, arg, addr.c_str());
-
-	unsigned int n;
-	std::string lenstr(s.substr(slash + 1));
-	/* decimal only: no sign, no 0x, no leading zero (octal to strtoul) */
-	bool digits = !lenstr.empty() && lenstr.size() <= 3 &&
-		      lenstr.find_first_not_of("0123456789") == std::string::npos &&
-		      (lenstr.size() == 1 || lenstr[0] != '0');
-	if (!digits || !xtables_strtoui(lenstr.c_str(), nullptr, &n, 0, 128))
+			      option, arg, std::string(s.substr(0, s.find('/'))).c_str());
+		break;
+	case ila::PfxError::BadLength:
 		xtables_error(PARAMETER_PROBLEM, "ILA: %s \"%s\": bad prefix length \"%s\"",
-			      option, arg, lenstr.c_str());
-	if (n > ILA_MAX_PFX_LEN)
+			      option, arg, std::string(s.substr(s.find('/') + 1)).c_str());
+		break;
+	case ila::PfxError::TooLong:
 		xtables_error(PARAMETER_PROBLEM,
 			      "ILA: %s \"%s\": prefix length %u is longer than %u (the locator)",
 			      option, arg, n, ILA_MAX_PFX_LEN);
-	if (n == 0)
+		break;
+	case ila::PfxError::Zero:
 		xtables_error(PARAMETER_PROBLEM,
 			      "ILA: %s \"%s\": prefix length 0 would translate every address (1..%u)",
 			      option, arg, ILA_MAX_PFX_LEN);
-	if (!ila_pfx_host_bits_clear(pfx->s6_addr, n)) {
+		break;
+	case ila::PfxError::HostBits: {
 		in6_addr net = *pfx;
 		__u8 mask[16];
 
@@ -148,24 +123,19 @@ void parse_pfx(const char *option, const char *arg, in6_addr *pfx, __u8 *len)
 		xtables_error(PARAMETER_PROBLEM,
 			      "ILA: %s \"%s\": host bits set (did you mean %s/%u?)",
 			      option, arg, addr_str(net).c_str(), n);
+		break;
+	}
 	}
 	*len = static_cast<__u8>(n);
 }
 
-/* --map NAME: 1-31 characters of A-Z a-z 0-9 _ . - (as ilactl(8) allows) */
+/* --map NAME: the name rule of ilactl(8) and the kernel */
 void parse_map_name(const char *arg, xt_ila_tginfo *info)
 {
-	std::string_view name(arg);
-	bool ok = !name.empty() && name.size() < sizeof(info->map);
-
-	for (char c : name)
-		ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-');
-	if (!ok)
+	if (!ila_name_ok(arg))
 		xtables_error(PARAMETER_PROBLEM,
-			      "ILA: --map \"%s\": bad map name (1-%zu characters of A-Z a-z 0-9 _ . -)",
-			      arg, sizeof(info->map) - 1);
-	std::memcpy(info->map, name.data(), name.size());
+			      "ILA: --map \"%s\": bad map name (" ILA_NAME_RULE ")", arg);
+	std::memcpy(info->map, arg, std::strlen(arg));
 	info->flags |= XT_ILA_F_MAP;
 }
 
@@ -226,19 +196,20 @@ void ila_parse(xt_option_call *cb)
 		parse_pfx("--dst-pfx", cb->arg, &info->dst_pfx.in6, &info->dst_pfx_len);
 		break;
 	case O_TRANSLATE:
-		info->translate = static_cast<__u8>(value_of(translations, "--translate", cb->arg));
+		info->translate = static_cast<__u8>(value_of(ila_translate_words(), "--translate", cb->arg));
 		break;
 	case O_CSUM_MODE:
-		info->csum_mode = static_cast<__u8>(value_of(csum_modes, "--csum-mode", cb->arg));
+		info->csum_mode = static_cast<__u8>(value_of(ila_csum_mode_words(), "--csum-mode", cb->arg));
 		break;
 	case O_MAP:
 		parse_map_name(cb->arg, info);
 		break;
 	case O_MISS:
-		info->flags |= value_of(misses, "--miss", cb->arg);
+		info->flags |= miss_to_flags(value_of(ila_miss_words(), "--miss", cb->arg));
 		break;
 	case O_DIRECTION:
-		info->flags |= value_of(directions, "--direction", cb->arg);
+		if (value_of(ila_direction_words(), "--direction", cb->arg) == NF_ILA_DIR_ILA2SIR)
+			info->flags |= XT_ILA_F_ILA2SIR;
 		break;
 	}
 }
@@ -269,15 +240,15 @@ void ila_print(const void *, const xt_entry_target *target, int)
 	const auto *info = reinterpret_cast<const xt_ila_tginfo *>(target->data);
 
 	if (info->flags & XT_ILA_F_MAP) {
-		std::printf(" translate %s map %.*s miss %s", name_of(translations, info->translate),
+		std::printf(" translate %s map %.*s miss %s", name_of(ila_translate_words(), info->translate),
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
-			    name_of(misses, info->flags & miss_flags));
+			    name_of(ila_miss_words(), flags_to_miss(info->flags & miss_flags)));
 	} else {
 		std::printf(" translate %s src-pfx %s/%u dst-pfx %s/%u csum-mode %s",
-			    name_of(translations, info->translate),
+			    name_of(ila_translate_words(), info->translate),
 			    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
 			    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
-			    name_of(csum_modes, info->csum_mode));
+			    name_of(ila_csum_mode_words(), info->csum_mode));
 	}
 	if (info->flags & XT_ILA_F_ILA2SIR)
 		std::printf(" direction ila2sir");
@@ -290,14 +261,14 @@ void ila_save(const void *, const xt_entry_target *target)
 	if (info->flags & XT_ILA_F_MAP) {
 		std::printf(" --map %.*s --translate %s --miss %s",
 			    static_cast<int>(strnlen(info->map, sizeof(info->map))), info->map,
-			    name_of(translations, info->translate),
-			    name_of(misses, info->flags & miss_flags));
+			    name_of(ila_translate_words(), info->translate),
+			    name_of(ila_miss_words(), flags_to_miss(info->flags & miss_flags)));
 	} else {
 		std::printf(" --src-pfx %s/%u --dst-pfx %s/%u --translate %s --csum-mode %s",
 			    addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len,
 			    addr_str(info->dst_pfx.in6).c_str(), info->dst_pfx_len,
-			    name_of(translations, info->translate),
-			    name_of(csum_modes, info->csum_mode));
+			    name_of(ila_translate_words(), info->translate),
+			    name_of(ila_csum_mode_words(), info->csum_mode));
 	}
 	if (info->flags & XT_ILA_F_ILA2SIR)
 		std::printf(" --direction ila2sir");
@@ -320,6 +291,31 @@ void ila_save(const void *, const xt_entry_target *target)
  * rewrites the locator with a checksum mode per entry; an nft map could
  * only do adjust-transport, and not from ilactl's maps): returns 0.
  */
+/*
+ * Whether the rule's address match (-d for dst, -s for src; IP of
+ * ip6tables-translate's params, an ip6t_entry) selects only addresses
+ * inside PFX/LEN: its mask covers the prefix and its address is in it, not
+ * inverted. ip6tables-translate prints that match itself ("ip6 daddr
+ * P/64"); the guard would repeat it.
+ */
+bool rule_within_pfx(const void *ip, bool src, const in6_addr &pfx, unsigned int len)
+{
+	if (!ip)
+		return false;
+	const auto *e = static_cast<const ip6t_entry *>(ip);
+	const in6_addr &addr = src ? e->ipv6.src : e->ipv6.dst;
+	const in6_addr &msk = src ? e->ipv6.smsk : e->ipv6.dmsk;
+	if (e->ipv6.invflags & (src ? IP6T_INV_SRCIP : IP6T_INV_DSTIP))
+		return false;
+	__u8 mask[16];
+	ila_pfx_mask(mask, len);
+	for (int i = 0; i < 16; i++)
+		if ((msk.s6_addr[i] & mask[i]) != mask[i] ||
+		    (addr.s6_addr[i] & mask[i]) != pfx.s6_addr[i])
+			return false;
+	return true;
+}
+
 int ila_xlate(xt_xlate *xl, const xt_xlate_tg_params *params)
 {
 	const auto *info = reinterpret_cast<const xt_ila_tginfo *>(params->target->data);
@@ -336,10 +332,14 @@ int ila_xlate(xt_xlate *xl, const xt_xlate_tg_params *params)
 	for (int i = 0; i < 16; i++)
 		host.s6_addr[i] = static_cast<__u8>(~mask[i]);
 
-	const char *field = info->translate == XT_ILA_TRANSLATE_SRC ? "saddr" : "daddr";
-	xt_xlate_add(xl, "ip6 %s %s/%u ip6 %s set ip6 %s & %s | %s", field,
-		     addr_str(info->src_pfx.in6).c_str(), info->src_pfx_len, field, field,
-		     addr_str(host).c_str(), addr_str(info->dst_pfx.in6).c_str());
+	const bool src = info->translate == XT_ILA_TRANSLATE_SRC;
+	const char *field = src ? "saddr" : "daddr";
+	/* the prefix guard, unless the rule's own -d (-s) already keeps to it */
+	if (!rule_within_pfx(params->ip, src, info->src_pfx.in6, info->src_pfx_len))
+		xt_xlate_add(xl, "ip6 %s %s/%u ", field, addr_str(info->src_pfx.in6).c_str(),
+			     info->src_pfx_len);
+	xt_xlate_add(xl, "ip6 %s set ip6 %s & %s | %s", field, field, addr_str(host).c_str(),
+		     addr_str(info->dst_pfx.in6).c_str());
 	return 1;
 }
 

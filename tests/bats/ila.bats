@@ -174,7 +174,8 @@ teardown() {
 
 @test "ILA: ip6tables-translate gives the native rewrite for adjust-transport, nft accepts it" {
 	ns_create t
-	local want="nft 'add rule ip6 mangle PREROUTING ip6 daddr 2001:db8:0:3::/64 counter ip6 daddr 2001:db8:0:3::/64 ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | 3333:0:0:1::'"
+	# the rule's -d is printed once (the target adds no guard it already has)
+	local want="nft 'add rule ip6 mangle PREROUTING ip6 daddr 2001:db8:0:3::/64 counter ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | 3333:0:0:1::'"
 	run ip6tables-translate -t mangle -A PREROUTING -d 2001:db8:0:3::/64 -j ILA \
 		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 	echo "$output"
@@ -189,6 +190,14 @@ teardown() {
 	run in_ns "$t" nft list chain ip6 mangle PREROUTING
 	echo "$output"
 	[[ $output == *"ip6 daddr 2001:db8:0:3::/64 ip6 daddr set ip6 daddr & "*":ffff:ffff:ffff:ffff | 3333:0:0:1::"* ]]
+
+	# a wider or inverted -d keeps the target's own prefix guard
+	run ip6tables-translate -t mangle -A PREROUTING -d 2001:db8::/32 -j ILA \
+		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
+	[ "${lines[-1]}" = "nft 'add rule ip6 mangle PREROUTING ip6 daddr 2001:db8::/32 counter ip6 daddr 2001:db8:0:3::/64 ip6 daddr set ip6 daddr & ::ffff:ffff:ffff:ffff | 3333:0:0:1::'" ]
+	run ip6tables-translate -t mangle -A PREROUTING ! -d 2001:db8:0:3::/64 -j ILA \
+		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
+	[[ ${lines[-1]} == *"counter ip6 daddr 2001:db8:0:3::/64 ip6 daddr set "* ]]
 
 	run ip6tables-translate -t mangle -A POSTROUTING -j ILA --translate src \
 		--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64

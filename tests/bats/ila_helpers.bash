@@ -218,3 +218,15 @@ csum_errors() {
 	in_ns "$1" nstat -asz TcpInCsumErrors Udp6InCsumErrors Icmp6InCsumErrors |
 		awk '$1 ~ /CsumErrors$/ { n += $2 } END { print n + 0 }'
 }
+
+# hctl NS ARGS... : ilactl in netns NS
+hctl() {
+	local ns=$1
+	shift
+	in_ns "$ns" ilactl "$@"
+}
+
+# hook_field NS NAME FIELD : a field of `ilactl -j hook list` for hook NAME
+hook_field() {
+	hctl "$1" -j hook list | jq -r --arg n "$2" --arg f "$3" '.[] | select(.name == $n) | .[$f]'
+}

@@ -29,18 +29,6 @@ teardown() {
 	cleanup_all
 }
 
-# hctl NS ARGS... : ilactl in netns NS
-hctl() {
-	local ns=$1
-	shift
-	in_ns "$ns" ilactl "$@"
-}
-
-# hook_field NS NAME FIELD : a field of `ilactl -j hook list` for hook NAME
-hook_field() {
-	hctl "$1" -j hook list | jq -r --arg n "$2" --arg f "$3" '.[] | select(.name == $n) | .[$f]'
-}
-
 # hook_pairs MODE : the four translations of the topology comment, as hooks
 hook_pairs() {
 	local m=$1 back=
@@ -247,7 +235,7 @@ hook_flush() {
 	wait_until 10 grep -qx 'hook del back' "$ev"
 	kill "$mon"
 	diff -u - "$ev" <<-EOF
-	map create hosts
+	map create hosts max-entries 16777216
 	map add hosts 0:0:0:5 3333:0:0:1 csum-mode adjust-transport
 	hook add m prerouting priority -250 translate dst src-pfx $ILA_SIR_PFX map hosts miss drop,notify
 	hook add back postrouting priority 310 translate src src-pfx $ILA_LOC_PFX dst-pfx $ILA_SIR_PFX csum-mode neutral-map direction ila2sir

@@ -227,13 +227,13 @@ router_rule() {
 	wait_until 10 grep -qx 'map destroy spare' "$ev"
 	kill "$mon"
 	diff -u - "$ev" <<-'EOF'
-	map create hosts
+	map create hosts max-entries 16777216
 	map add hosts 0:0:0:1 2001:db8:1:0 csum-mode adjust-transport
 	map add hosts 0:0:0:2 2001:db8:2:0 csum-mode neutral-map
 	map replace hosts 0:0:0:1 2001:db8:3:0 csum-mode adjust-transport
 	map add hosts 0:0:0:3 2001:db8:1:0 csum-mode rfc6296
 	map del hosts 0:0:0:2
-	map create spare
+	map create spare max-entries 16777216
 	map swap hosts spare
 	map swap hosts spare
 	map reset-counters hosts

@@ -7,8 +7,9 @@
 //
 //   make fuzz [FUZZ_SECS=60]   (clang's -fsanitize=fuzzer,address,undefined)
 //
-// The unit tests compile this file too (without libFuzzer) and replay seed
-// replies and deterministic mutations of them (ilactl_reply_fuzz_test.cpp).
+// The unit test binary links this file too (without libFuzzer; declared in
+// reply_fuzz.h) and replays seed replies and deterministic mutations of
+// them (ilactl_reply_fuzz_test.cpp).
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
@@ -17,12 +18,15 @@
 #include <cstring>
 #include <vector>
 
+#include "reply_fuzz.h"
+
 #include "command.h"
 #include "ila_hook_client.h"
 #include "ila_map_client.h"
 #include "ila_notation.h"
 #include "json.h"
 #include "mnl_socket.h"
+#include "print.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
@@ -50,19 +54,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		}
 		try {
 			auto c = ila::parse_event(nlh);
-			sink += ila::describe(c).size();
+			for (bool json : {false, true}) {
+				ila::FieldPrinter p(json);
+				ila::print_map_event(p, c);
+				sink += p.take().size();
+			}
 		} catch (const ila::NetlinkError &) {
 		}
 		try {
 			auto m = ila::parse_map(nlh);
-			sink += ila::json_str(m.name).size();
+			for (bool json : {false, true}) {
+				ila::FieldPrinter p(json);
+				ila::print_map(p, m);
+				sink += p.take().size();
+			}
 		} catch (const ila::NetlinkError &) {
 		}
 		try {
 			auto h = ila::parse_hook(nlh);
-			auto j = ila::hook_json(h);
-			sink += j.size() + ila::hook_text(h).size() + ila::hook_spec(h).size() +
-				ila::pretty_json(j).size();
+			for (bool json : {false, true}) {
+				ila::FieldPrinter p(json);
+				ila::print_hook(p, h, true);
+				ila::print_hook_event(p, h.replaced ? ila::HookOp::Replace : ila::HookOp::Add, h);
+				std::string out = p.take();
+				sink += out.size() + (json ? ila::pretty_json(out).size() : 0);
+			}
+			sink += ila::hook_spec(h).size();
 		} catch (const ila::NetlinkError &) {
 		}
 	}

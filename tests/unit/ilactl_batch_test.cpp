@@ -7,6 +7,7 @@
 
 #include "batch.h"
 #include "command.h"
+#include "hook_command.h"
 
 namespace {
 
@@ -15,12 +16,13 @@ ila::Command parse(const std::string &line)
 	return ila::parse_command(ila::split_words(line));
 }
 
+// the map commands of TEXT with their line numbers
 std::vector<std::pair<std::size_t, ila::Command>> run(const std::string &text)
 {
 	std::vector<std::pair<std::size_t, ila::Command>> out;
-	ila::for_each_batch_command(text, [&](std::size_t l, const ila::Command &c) {
-		out.emplace_back(l, c);
-	});
+	for (const auto &s : ila::parse_script(text))
+		if (!s.is_hook)
+			out.emplace_back(s.line, s.map);
 	return out;
 }
 
@@ -145,7 +147,10 @@ TEST(IlactlBatch, ReadCommandsRefused)
 	std::size_t line = 0;
 	std::string e = batch_error("map create m\nmap show m\n", &line);
 	EXPECT_EQ(line, 2U);
-	EXPECT_NE(e.find("only create, destroy, add, replace, del, flush and swap"), std::string::npos) << e;
+	EXPECT_NE(e.find("only map create, destroy, add, replace, del, flush, swap, reset-counters; "
+			 "hook add, replace, del"),
+		  std::string::npos)
+		<< e;
 	EXPECT_NE(batch_error("map list\n"), "");
 }
 
@@ -169,10 +174,100 @@ TEST(IlactlBatch, Large)
 		text += "map add big 0:0:" + std::to_string(i / 10000) + ":" + std::to_string(i % 10000) +
 			" 2001:db8:1:0\n";
 	std::size_t n = 0;
-	ila::for_each_batch_command(text, [&](std::size_t l, const ila::Command &c) {
+	for (const auto &[l, c] : run(text)) {
 		EXPECT_EQ(l, n + 1);
 		EXPECT_EQ(c.op, ila::Op::Add);
 		n++;
-	});
+	}
 	EXPECT_EQ(n, 100000U);
+}
+
+// Map and hook lines come back in file order (a teardown file deletes the
+// hook before the map it uses), each with its line number.
+TEST(IlactlBatch, MapAndHookLinesInFileOrder)
+{
+	auto lines = ila::parse_script("map create hosts\n"
+				       "hook add h prerouting src-pfx 2001:db8::/64 map hosts\n"
+				       "map add hosts 0:0:0:1 2001:db8:1:0\n"
+				       "\n"
+				       "hook replace h prerouting src-pfx 2001:db8::/64 map hosts miss drop\n"
+				       "hook del h\n"
+				       "map destroy hosts\n");
+	ASSERT_EQ(lines.size(), 6U);
+	const bool hook[] = {false, true, false, true, true, false};
+	const std::size_t at[] = {1, 2, 3, 5, 6, 7};
+	for (std::size_t i = 0; i < lines.size(); i++) {
+		EXPECT_EQ(lines[i].is_hook, hook[i]) << i;
+		EXPECT_EQ(lines[i].line, at[i]) << i;
+	}
+	EXPECT_EQ(lines[1].hook.op, ila::HookOp::Add);
+	EXPECT_EQ(lines[3].hook.op, ila::HookOp::Replace);
+	EXPECT_TRUE(lines[3].hook.hook.miss_drop);
+	EXPECT_EQ(lines[4].hook.op, ila::HookOp::Del);
+	EXPECT_EQ(lines[5].map.op, ila::Op::Destroy);
+}
+
+// The first bad line in file order is the one reported, map or hook.
+TEST(IlactlBatch, ErrorsInLineOrder)
+{
+	std::size_t line = 0;
+	std::string e = batch_error("map create m\nhook add h forward src-pfx 2001:db8::/64 map m\n"
+				    "map add m 0:0:0:x 2001:db8:1:0\n",
+				    &line);
+	EXPECT_EQ(line, 2U) << e;
+	EXPECT_NE(e.find("unknown hook \"forward\""), std::string::npos) << e;
+	e = batch_error("map add m 0:0:0:x 2001:db8:1:0\nhook bogus\n", &line);
+	EXPECT_EQ(line, 1U) << e;
+	e = batch_error("map create m\nhook list\n", &line);
+	EXPECT_EQ(line, 2U) << e;
+	EXPECT_NE(e.find("hook list is not a batch command"), std::string::npos) << e;
+	EXPECT_NE(batch_error("hook help\n"), "");
+}
+
+TEST(IlactlCommand, ShowAloneListsMaps)
+{
+	EXPECT_EQ(parse("map show").op, ila::Op::List);
+	EXPECT_EQ(parse("map show m").op, ila::Op::Show);
+	EXPECT_EQ(ila::parse_hook_command({"hook", "show"}).op, ila::HookOp::List);
+	EXPECT_EQ(ila::parse_hook_command({"hook", "list"}).op, ila::HookOp::List);
+	EXPECT_EQ(ila::parse_hook_command({"hook", "help"}).op, ila::HookOp::Help);
+}
+
+// A hook error names the bad word and shows the one grammar line it breaks,
+// not the whole grammar.
+TEST(IlactlHookGrammar, ErrorNamesTheWordAndOneLine)
+{
+	auto err = [](std::vector<std::string_view> w) {
+		try {
+			ila::parse_hook_command(w);
+		} catch (const ila::UsageError &e) {
+			return std::string(e.what());
+		}
+		return std::string();
+	};
+	std::string e = err({"hook", "del", "h", "extra"});
+	EXPECT_EQ(e, "unexpected \"extra\" (usage: hook del NAME)");
+	e = err({"hook", "add", "h", "prerouting", "src-pfx", "2001:db8::/64", "map", "m", "bogus"});
+	EXPECT_EQ(e.rfind("unexpected \"bogus\" (usage: hook add NAME HOOK [translate dst|src] src-pfx "
+			  "P/L map MAP [miss accept|drop[,notify]]",
+			  0),
+		  0U)
+		<< e;
+	EXPECT_EQ(e.find("dst-pfx"), std::string::npos) << e;
+	e = err({"hook", "replace", "h", "prerouting", "src-pfx", "2001:db8::/64", "dst-pfx",
+		 "2001:db9::/64", "csum-mode", "x"});
+	EXPECT_NE(e.find("bad csum-mode \"x\""), std::string::npos) << e;
+	EXPECT_NE(e.find("(usage: hook replace NAME HOOK [translate dst|src] src-pfx P/L dst-pfx Q/L"),
+		  std::string::npos)
+		<< e;
+	EXPECT_EQ(e.find("map MAP"), std::string::npos) << e;
+	e = err({"hook", "frob"});
+	EXPECT_NE(e.find("unknown hook command \"frob\""), std::string::npos) << e;
+	e = err({"hook", "add", "h", "prerouting", "src-pfx", "2001:db8::/64", "priority", "1",
+		 "priority", "2"});
+	EXPECT_NE(e.find("\"priority\" given twice"), std::string::npos) << e;
+	e = err({"hook", "add", "h", "prerouting", "src-pfx", "2001:db8::/64", "map", "m", "dst-pfx",
+		 "2001:db9::/64"});
+	EXPECT_NE(e.find("exclude each other"), std::string::npos) << e;
+	EXPECT_LT(e.size(), 200U) << e;
 }

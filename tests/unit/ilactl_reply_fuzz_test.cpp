@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "../fuzz/reply_fuzz.cpp"
+#include "../fuzz/reply_fuzz.h"
 
 namespace {
 

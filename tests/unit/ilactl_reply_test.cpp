@@ -18,8 +18,32 @@
 #include "ila_map_client.h"
 #include "json.h"
 #include "mnl_socket.h"
+#include "print.h"
 
 namespace {
+
+// A NEWHOOK / DELHOOK event of the "events" group as monitor prints it.
+std::string hook_event(bool json, std::uint8_t cmd, const ila::Hook &h)
+{
+	ila::FieldPrinter p(json);
+	ila::print_hook_event(p,
+			      cmd == ILA_HOOK_CMD_DELHOOK ? ila::HookOp::Del
+			      : h.replaced		  ? ila::HookOp::Replace
+							  : ila::HookOp::Add,
+			      h);
+	return p.take();
+}
+
+std::string hook_event_text(std::uint8_t cmd, const ila::Hook &h)
+{
+	return hook_event(false, cmd, h);
+}
+
+std::string hook_event_json(std::uint8_t cmd, const ila::Hook &h)
+{
+	return hook_event(true, cmd, h);
+}
+
 
 // A GENL reply in BUF; FILL adds the attributes.
 template <typename F> const nlmsghdr *reply(std::vector<char> &buf, F fill)
@@ -202,17 +226,17 @@ TEST(IlactlHook, MissNotifyParsesPrintsAndComesBackAsAnEvent)
 	ila::Hook h = hook_msg(ILA_HOOK_CMD_NEWHOOK);
 	EXPECT_TRUE(h.miss_notify);
 	EXPECT_FALSE(h.miss_drop);
-	EXPECT_EQ(ila::hook_event_text(ILA_HOOK_CMD_NEWHOOK, h),
+	EXPECT_EQ(hook_event_text(ILA_HOOK_CMD_NEWHOOK, h),
 		  "hook add m output priority -250 translate dst src-pfx 2001:db8::/64 map hosts "
 		  "miss notify");
-	EXPECT_EQ(ila::hook_event_text(ILA_HOOK_CMD_DELHOOK, hook_msg(ILA_HOOK_CMD_DELHOOK)),
+	EXPECT_EQ(hook_event_text(ILA_HOOK_CMD_DELHOOK, hook_msg(ILA_HOOK_CMD_DELHOOK)),
 		  "hook del m");
-	EXPECT_EQ(ila::hook_event_json(ILA_HOOK_CMD_NEWHOOK, h),
+	EXPECT_EQ(hook_event_json(ILA_HOOK_CMD_NEWHOOK, h),
 		  "{\"event\":\"hook add\",\"name\":\"m\",\"hook\":\"output\",\"priority\":-250,"
 		  "\"translate\":\"dst\",\"src_pfx\":\"2001:db8::/64\",\"map\":\"hosts\","
 		  "\"miss\":\"accept\",\"notify_miss\":true,\"direction\":\"sir2ila\"}");
 	// the event text is a command: it parses back to the same hook
-	std::string t = ila::hook_event_text(ILA_HOOK_CMD_NEWHOOK, h);
+	std::string t = hook_event_text(ILA_HOOK_CMD_NEWHOOK, h);
 	std::vector<std::string_view> w;
 	for (std::size_t p = 0, q; p < t.size(); p = q + 1) {
 		q = t.find(' ', p);
@@ -221,6 +245,65 @@ TEST(IlactlHook, MissNotifyParsesPrintsAndComesBackAsAnEvent)
 		w.push_back(std::string_view(t).substr(p, q - p));
 	}
 	EXPECT_EQ(ila::hook_spec(ila::parse_hook_command(w).hook), ila::hook_spec(h));
+}
+
+// NEWMAP events carry what "map create" takes, so monitor's replay makes
+// the same map (max-entries, notify-miss).
+TEST(IlactlEvents, NewMapIsTheCreateThatMakesTheSameMap)
+{
+	std::vector<char> b;
+	auto *nlh = reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_MAP_A_NAME, "hosts");
+		mnl_attr_put_u32(n, ILA_MAP_A_MAX_ENTRIES, 1000);
+		mnl_attr_put(n, ILA_MAP_A_NOTIFY_MISS, 0, nullptr);
+	});
+	static_cast<genlmsghdr *>(mnl_nlmsg_get_payload(const_cast<nlmsghdr *>(nlh)))->cmd =
+		ILA_MAP_CMD_NEWMAP;
+	auto c = ila::parse_event(nlh);
+	ila::FieldPrinter t(false), j(true);
+	ila::print_map_event(t, c);
+	ila::print_map_event(j, c);
+	EXPECT_EQ(t.take(), "map create hosts max-entries 1000 notify-miss");
+	EXPECT_EQ(j.take(), "{\"event\":\"create\",\"name\":\"hosts\",\"max_entries\":1000,"
+			    "\"notify_miss\":true}");
+	// and it parses back to the same command
+	auto back = ila::parse_command(ila::split_words("map create hosts max-entries 1000 notify-miss"));
+	EXPECT_EQ(back.max_entries, c.max_entries);
+	EXPECT_EQ(back.notify_miss, c.notify_miss);
+}
+
+// A NEWHOOK event with REPLACE is "hook replace SPEC"; hook names are
+// JSON-escaped like every string (a reply is not trusted to hold a valid
+// name).
+TEST(IlactlEvents, HookReplaceAndEscapedNames)
+{
+	std::vector<char> b;
+	auto *nlh = reply(b, [](nlmsghdr *n) {
+		mnl_attr_put_strz(n, ILA_HOOK_A_NAME, "a\"b");
+		mnl_attr_put_u8(n, ILA_HOOK_A_POINT, ILA_HOOK_PREROUTING);
+		mnl_attr_put_u32(n, ILA_HOOK_A_PRIORITY, std::uint32_t(-250));
+		mnl_attr_put_u8(n, ILA_HOOK_A_TRANSLATE, 0);
+		unsigned char pfx[16] = {0x20, 0x01, 0x0d, 0xb8};
+		mnl_attr_put(n, ILA_HOOK_A_SRC_PFX, 16, pfx);
+		mnl_attr_put(n, ILA_HOOK_A_DST_PFX, 16, pfx);
+		mnl_attr_put_u8(n, ILA_HOOK_A_PFX_LEN, 64);
+		mnl_attr_put_u8(n, ILA_HOOK_A_CSUM_MODE, 1);
+		mnl_attr_put(n, ILA_HOOK_A_REPLACE, 0, nullptr);
+	});
+	auto h = ila::parse_hook(nlh);
+	EXPECT_TRUE(h.replaced);
+	EXPECT_EQ(hook_event_text(ILA_HOOK_CMD_NEWHOOK, h),
+		  "hook replace a\"b prerouting priority -250 translate dst src-pfx 2001:db8::/64 "
+		  "dst-pfx 2001:db8::/64 csum-mode neutral-map");
+	std::string j = hook_event_json(ILA_HOOK_CMD_NEWHOOK, h);
+	EXPECT_EQ(j.rfind("{\"event\":\"hook replace\",\"name\":\"a\\\"b\",", 0), 0U) << j;
+	ila::FieldPrinter p(true);
+	p.open_array();
+	ila::print_hook(p, h, true);
+	p.close_array();
+	std::string list = p.take();
+	EXPECT_NE(list.find("\"name\":\"a\\\"b\""), std::string::npos) << list;
+	EXPECT_NE(list.find("\"drops\":0}]"), std::string::npos) << list;
 }
 
 TEST(IlactlJson, PrettyIndentsAndKeepsStrings)
@@ -234,3 +317,34 @@ TEST(IlactlJson, PrettyIndentsAndKeepsStrings)
 }
 
 } // namespace
+
+// The text of a list is one line per object, nothing else; JSON the array.
+TEST(IlactlPrint, TextLinesAndJsonFromOneCall)
+{
+	ila::Entry a, b;
+	a.ident = 1;
+	a.locator = 0x20010db800010000ull;
+	b.ident = 2;
+	b.locator = 0x20010db800020000ull;
+	b.csum_mode = 2;
+	b.hits = 7;
+	for (bool json : {false, true}) {
+		ila::FieldPrinter p(json);
+		p.open();
+		p.str("name", "", "m", ila::FieldPrinter::Json);
+		p.open_array("entries");
+		p.end_line(true);
+		for (const auto &e : {a, b}) {
+			ila::print_entry(p, e, true);
+			p.end_line(true);
+		}
+		p.close_array();
+		p.close();
+		EXPECT_EQ(p.take(), json ? "{\"name\":\"m\",\"entries\":[\n{\"identifier\":\"0:0:0:1\","
+					   "\"locator\":\"2001:db8:1:0\",\"csum_mode\":\"adjust-transport\","
+					   "\"hits\":0}\n,{\"identifier\":\"0:0:0:2\",\"locator\":"
+					   "\"2001:db8:2:0\",\"csum_mode\":\"none\",\"hits\":7}\n]}"
+					 : "0:0:0:1 2001:db8:1:0 csum-mode adjust-transport hits 0\n"
+					   "0:0:0:2 2001:db8:2:0 csum-mode none hits 7\n");
+	}
+}

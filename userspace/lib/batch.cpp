@@ -3,9 +3,12 @@
 
 namespace ila {
 
-void for_each_batch_command(std::string_view text,
-			    const std::function<void(std::size_t, const Command &)> &fn)
+const char kBatchCommands[] = "map create, destroy, add, replace, del, flush, swap, "
+			      "reset-counters; hook add, replace, del";
+
+std::vector<ScriptLine> parse_script(std::string_view text)
 {
+	std::vector<ScriptLine> out;
 	std::size_t lineno = 0, pos = 0;
 
 	while (pos < text.size()) {
@@ -19,18 +22,28 @@ void for_each_batch_command(std::string_view text,
 		auto words = split_words(line);
 		if (words.empty())
 			continue;
-		Command cmd;
+		ScriptLine s;
+		s.line = lineno;
 		try {
-			cmd = parse_command(words);
+			if (words[0] == "hook") {
+				s.is_hook = true;
+				s.hook = parse_hook_command(words);
+				if (!s.hook.is_write())
+					throw UsageError("hook " + std::string(hook_op_name(s.hook.op)) +
+							 " is not a batch command (allowed: " +
+							 kBatchCommands + ")");
+			} else {
+				s.map = parse_command(words);
+				if (!s.map.is_write())
+					throw UsageError("\"" + describe(s.map) + "\": only " +
+							 kBatchCommands + " are allowed in a batch");
+			}
 		} catch (const UsageError &e) {
 			throw BatchError(lineno, e.what());
 		}
-		if (!cmd.is_write())
-			throw BatchError(lineno, "\"" + describe(cmd) +
-							 "\": only create, destroy, add, replace, "
-							 "del, flush and swap are allowed in a batch");
-		fn(lineno, cmd);
+		out.push_back(std::move(s));
 	}
+	return out;
 }
 
 } // namespace ila

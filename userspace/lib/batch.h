@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-// Batch files for ilactl -b: one command per line, as on the command line
-// after the options ("map add m1 0:0:0:1 2001:db8:1:0"); blank lines and
-// '#' comments are skipped. Only commands that change state are allowed.
+// Batch files for ilactl -b and restore: one command per line, as on the
+// command line after the options ("map add m1 0:0:0:1 2001:db8:1:0",
+// "hook del h"); blank lines and '#' comments are skipped. Only commands
+// that change state are allowed. The lines are applied in file order.
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command.h"
+#include "hook_command.h"
 
 namespace ila {
 
@@ -29,9 +31,19 @@ private:
 	std::string reason_;
 };
 
-// Calls FN(line_number, command) for each command in TEXT, in order.
-// Throws BatchError naming the first bad line (1-based) and why.
-void for_each_batch_command(std::string_view text,
-			    const std::function<void(std::size_t, const Command &)> &fn);
+// The commands a batch file may hold, for messages.
+extern const char kBatchCommands[];
+
+// One command of a batch file: a map command or (HOOK) a hook command.
+struct ScriptLine {
+	std::size_t line = 0; // 1-based
+	bool is_hook = false;
+	Command map;
+	HookCommand hook;
+};
+
+// Every command of TEXT, in file order. Throws BatchError naming the
+// first bad line (1-based) and why; nothing is applied then.
+std::vector<ScriptLine> parse_script(std::string_view text);
 
 } // namespace ila

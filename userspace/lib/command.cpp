@@ -5,6 +5,8 @@
 
 #include "ila_notation.h"
 
+#include <common/ila_names.h>
+
 namespace ila {
 
 namespace {
@@ -23,7 +25,7 @@ constexpr Verb kVerbs[] = {
 	{"replace", Op::Replace, "NAME IDENT LOCATOR [csum-mode MODE]"},
 	{"del", Op::Del, "NAME IDENT"},
 	{"get", Op::Get, "NAME IDENT"},
-	{"show", Op::Show, "NAME"},
+	{"show", Op::Show, "[NAME]"},
 	{"flush", Op::Flush, "NAME"},
 	{"stats", Op::Stats, "NAME"},
 	{"swap", Op::Swap, "NAME NAME2"},
@@ -54,6 +56,22 @@ std::uint64_t half_arg(const Verb &v, std::string_view word, Half half)
 }
 
 } // namespace
+
+const char kMapHelp[] =
+	"Usage: ilactl [-n NETNS] map create NAME [max-entries N] [notify-miss]\n"
+	"       ilactl [-n NETNS] map destroy NAME\n"
+	"       ilactl [-j [-p]] [-n NETNS] map { list | show }\n"
+	"       ilactl [-n NETNS] map { add | replace } NAME IDENT LOCATOR [csum-mode MODE]\n"
+	"       ilactl [-n NETNS] map del NAME IDENT\n"
+	"       ilactl [-j [-p]] [-s] [-n NETNS] map get NAME IDENT\n"
+	"       ilactl [-j [-p]] [-s] [-n NETNS] map show NAME\n"
+	"       ilactl [-n NETNS] map { flush | reset-counters } NAME\n"
+	"       ilactl [-j [-p]] [-n NETNS] map stats NAME\n"
+	"       ilactl [-n NETNS] map swap NAME NAME2\n"
+	"       ilactl map help\n"
+	"IDENT := four 16-bit hex groups (0:0:0:5) or an IPv6 address (::5)\n"
+	"LOCATOR := four 16-bit hex groups (2001:db8:0:1) or an IPv6 address (2001:db8:0:1::)\n"
+	"MODE := adjust-transport | neutral-map | none | neutral-map-auto | rfc6296\n";
 
 bool Command::is_write() const
 {
@@ -99,13 +117,15 @@ Command parse_command(const std::vector<std::string_view> &words)
 		i++;
 	if (i >= words.size())
 		throw UsageError("missing command (create, destroy, list, add, replace, del, "
-				 "get, show, flush, stats, swap, reset-counters)");
+				 "get, show, flush, stats, swap, reset-counters, help)");
 	const Verb *verb = nullptr;
 	for (const auto &v : kVerbs)
 		if (v.name == words[i])
 			verb = &v;
 	if (!verb)
-		throw UsageError("unknown command \"" + std::string(words[i]) + "\"");
+		throw UsageError("unknown command \"" + std::string(words[i]) +
+				 "\" (create, destroy, list, add, replace, del, get, show, flush, "
+				 "stats, swap, reset-counters, help)");
 	i++;
 	cmd.op = verb->op;
 
@@ -115,19 +135,20 @@ Command parse_command(const std::vector<std::string_view> &words)
 		return words[i++];
 	};
 
+	// "map show" alone lists the maps, as "map list" (ip's show/list)
+	if (cmd.op == Op::Show && i == words.size())
+		cmd.op = Op::List;
 	if (cmd.op != Op::List) {
 		std::string_view name = need("map name");
 		if (!valid_map_name(name))
-			usage(*verb, "bad map name \"" + std::string(name) +
-					     "\": use 1-31 characters of A-Z a-z 0-9 _ . -");
+			usage(*verb, "bad map name \"" + std::string(name) + "\": use " ILA_NAME_RULE);
 		cmd.map = std::string(name);
 	}
 	switch (cmd.op) {
 	case Op::Swap: {
 		std::string_view name = need("second map name");
 		if (!valid_map_name(name))
-			usage(*verb, "bad map name \"" + std::string(name) +
-					     "\": use 1-31 characters of A-Z a-z 0-9 _ . -");
+			usage(*verb, "bad map name \"" + std::string(name) + "\": use " ILA_NAME_RULE);
 		cmd.map2 = std::string(name);
 		break;
 	}
@@ -151,8 +172,7 @@ Command parse_command(const std::vector<std::string_view> &words)
 			cmd.csum_mode = parse_csum_mode(m);
 			if (!cmd.csum_mode)
 				usage(*verb, "bad csum-mode \"" + std::string(m) +
-						     "\": use adjust-transport, neutral-map, "
-						     "none, neutral-map-auto or rfc6296");
+						     "\": use " ILA_CSUM_MODE_LIST);
 		} else if (cmd.op == Op::Create && key == "notify-miss" && !cmd.notify_miss) {
 			cmd.notify_miss = true;
 		} else if (cmd.op == Op::Create && key == "max-entries" && !cmd.max_entries) {

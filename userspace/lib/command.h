@@ -38,6 +38,9 @@ public:
 // The leading "map" may be omitted. Throws UsageError.
 Command parse_command(const std::vector<std::string_view> &words);
 
+// The grammar of the map commands, one line each (map help).
+extern const char kMapHelp[];
+
 // Splits a line at blanks (space, tab); '#' starts a comment.
 std::vector<std::string_view> split_words(std::string_view line);
 

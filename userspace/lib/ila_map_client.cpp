@@ -81,7 +81,13 @@ Command parse_event(const nlmsghdr *nlh)
 	Command c;
 	c.map = need_name(at[ILA_MAP_A_NAME], "map name");
 	switch (g->cmd) {
-	case ILA_MAP_CMD_NEWMAP: c.op = Op::Create; break;
+	case ILA_MAP_CMD_NEWMAP:
+		// as created (max-entries, notify-miss), so that a replay is exact
+		c.op = Op::Create;
+		if (const nlattr *a = at[ILA_MAP_A_MAX_ENTRIES]; a && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			c.max_entries = mnl_attr_get_u32(a);
+		c.notify_miss = at[ILA_MAP_A_NOTIFY_MISS] != nullptr;
+		break;
 	case ILA_MAP_CMD_DELMAP: c.op = Op::Destroy; break;
 	case ILA_MAP_CMD_FLUSH: c.op = Op::Flush; break;
 	case ILA_MAP_CMD_RESET_COUNTERS: c.op = Op::ResetCounters; break;
@@ -125,7 +131,7 @@ std::string what_entry(const std::string &verb, const std::string &map, std::uin
 
 } // namespace
 
-IlaMapClient::IlaMapClient() : genl_(ILA_MAP_GENL_NAME, "nf_ila_map", ILA_MAP_GENL_VERSION) {}
+IlaMapClient::IlaMapClient() : genl_(ILA_MAP_GENL_NAME, "nf_ila", ILA_MAP_GENL_VERSION) {}
 
 nlmsghdr *IlaMapClient::start(std::uint8_t cmd, std::uint16_t flags)
 {

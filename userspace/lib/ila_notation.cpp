@@ -6,25 +6,18 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <linux/ila_map.h>
 
+#include <common/ila_names.h>
+
+#include "ila_words.h"
+
 namespace ila {
 
 namespace {
-
-// Indexed by mode number (those of <linux/ila.h>, then rfc6296).
-constexpr std::array<std::string_view, 5> kModeNames = {
-	"adjust-transport", // ILA_MAP_CSUM_ADJUST_TRANSPORT
-	"neutral-map",      // ILA_MAP_CSUM_NEUTRAL_MAP
-	"none",             // ILA_MAP_CSUM_NO_ACTION
-	"neutral-map-auto", // ILA_MAP_CSUM_NEUTRAL_MAP_AUTO
-	"rfc6296",          // ILA_MAP_CSUM_RFC6296
-};
-static_assert(ILA_MAP_CSUM_ADJUST_TRANSPORT == 0 && ILA_MAP_CSUM_NEUTRAL_MAP == 1 &&
-	      ILA_MAP_CSUM_NO_ACTION == 2 && ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == 3 &&
-	      ILA_MAP_CSUM_RFC6296 == 4 && ILA_MAP_CSUM_MAX + 1 == kModeNames.size());
 
 int hexval(char c)
 {
@@ -118,33 +111,27 @@ std::string format_half(std::uint64_t value)
 
 std::optional<std::uint8_t> parse_csum_mode(std::string_view name)
 {
-	for (std::size_t i = 0; i < kModeNames.size(); i++)
-		if (kModeNames[i] == name)
-			return static_cast<std::uint8_t>(i);
-	// the names ip-route(8) and ip-ila(8) use, as the xtables plugin accepts
-	if (name == "adj-transport")
-		return ILA_MAP_CSUM_ADJUST_TRANSPORT;
-	if (name == "no-action")
-		return ILA_MAP_CSUM_NO_ACTION;
-	return std::nullopt;
+	int v = ila_word_parse(ila_csum_mode_words(), std::string(name).c_str());
+	if (v < 0 || name.find('\0') != std::string_view::npos)
+		return std::nullopt;
+	return static_cast<std::uint8_t>(v);
 }
 
 std::string_view csum_mode_name(std::uint8_t mode)
 {
-	return mode < kModeNames.size() ? kModeNames[mode] : "unknown";
+	const char *n = ila_word_name(ila_csum_mode_words(), mode);
+	return n ? n : "unknown";
+}
+
+std::string_view miss_word(int value)
+{
+	const char *w = shortest_word(ila_miss_words(), value);
+	return w ? w : "accept";
 }
 
 bool valid_map_name(std::string_view name)
 {
-	if (name.empty() || name.size() >= ILA_MAP_NAMSIZ)
-		return false;
-	for (char c : name) {
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '_' || c == '.' || c == '-';
-		if (!ok)
-			return false;
-	}
-	return true;
+	return name.find('\0') == std::string_view::npos && ila_name_ok(std::string(name).c_str());
 }
 
 std::optional<std::uint64_t> parse_uint(std::string_view text, std::uint64_t min,

@@ -31,6 +31,11 @@ std::string format_half(std::uint64_t value);
 std::optional<std::uint8_t> parse_csum_mode(std::string_view name);
 std::string_view csum_mode_name(std::uint8_t mode);
 
+// What a map miss does (ILA_MISS_DROP | ILA_MISS_NOTIFY of
+// <common/ila_names.h>) as the shortest word: accept, drop, notify,
+// drop,notify.
+std::string_view miss_word(int value);
+
 // Map names: 1-31 characters of A-Z a-z 0-9 _ . - (the kernel checks too).
 bool valid_map_name(std::string_view name);
 
