@@ -177,11 +177,11 @@ $(TOP)/build/bin/%: $(TOP)/userspace/%.cpp $(if $(ULIB_SRC),$(ULIB)) $(wildcard 
 	  -DNFILR_VERSION='"$(DIST_VERSION)"' -o $@ $< \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS)
 
-$(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
+$(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in $(TOP)/xtables/trailer.man.in
 	$(Q)mkdir -p $(@D)
 	$(Q){ cat $(TOP)/xtables/header.man.in; \
 	  for f in $(MANFRAGS); do n=$${f##*/libxt_}; n=$${n%.man}; \
-	    echo ".SS $$n"; cat $$f; done; } > $@
+	    echo ".SS $$n"; cat $$f; done; cat $(TOP)/xtables/trailer.man.in; } > $@
 
 # ---- tests -------------------------------------------------------------------
 $(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h)
