@@ -31,7 +31,7 @@ teardown_file() {
 
 doctest() {
 	cd "$PROJECT_ROOT"
-	run "$PROJECT_ROOT/tests/doc/doctest" run --netns --timeout 900 "$@"
+	run "$PROJECT_ROOT/tests/doc/doctest" run --netns --timeout 600 "$@"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }

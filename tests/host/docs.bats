@@ -74,3 +74,10 @@ doc_files() {
 	[ "$status" -eq 1 ]
 	grep -q 'doc-test: skip (reason)' <<<"$output"
 }
+
+@test "fixture: a command the document leaves running does not hold the run, and is stopped" {
+	run timeout 60 $DT run $FX/background.md
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! pgrep -x -f 'sleep 1000'
+}
