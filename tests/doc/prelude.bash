@@ -77,4 +77,17 @@ doctest_unit_end() {
 
 ip link set lo up 2>/dev/null || true
 set -eE -o pipefail
-trap 'echo "doctest: FAILED line $LINENO status $?" >&2; doctest_unit_end; exit 1' ERR
+# On failure: the line in the unit's script (when the failing command is in
+# a function of this file, the line that called it) and the status.
+DOCTEST_SCRIPT=$0
+doctest_failed() {	# STATUS LINENO
+	local i line=$2
+	for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+		[ "${BASH_SOURCE[i]}" = "$DOCTEST_SCRIPT" ] && break
+		line=${BASH_LINENO[i]}
+	done
+	echo "doctest: FAILED line $line status $1" >&2
+	doctest_unit_end
+	exit 1
+}
+trap 'doctest_failed $? $LINENO' ERR
