@@ -41,11 +41,11 @@ doc_files() {
 	! echo "$output" | grep -E ' skip \(\s*\)'
 }
 
-@test "fixture: blocks run in order, shown output matched with ... wildcards, setup and skip" {
-	run $DT run $FX/good.md $FX/good.8
+@test "fixture: blocks run in order, shown output matched with ... wildcards and in any order when unordered, setup and skip" {
+	run $DT run $FX/good.md $FX/good.8 $FX/unordered.md
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 3 ]
+	[ "$(grep -c "^ok " <<<"$output")" -eq 4 ]
 	grep -q '^skip tests/doc/fixtures/good.md:33 (needs the network)$' <<<"$output"
 	grep -q '^skip tests/doc/fixtures/good.8:12 (reboots the machine)$' <<<"$output"
 }
