@@ -30,9 +30,11 @@ topo_crs
 addr "$server" s0 3333:0:0:1::5/64
 ip -n "$router" -6 route add 3333:0:0:1::/64 via fd00:2::2
 ip -n "$client" -6 route add 2001:db8:0:3::/64 via fd00:1::1
-# (servers started in a subshell: not this shell's jobs, so no "Killed" notes at cleanup)
-(in_ns "$server" socat -u TCP6-LISTEN:8080,reuseaddr,fork SYSTEM:'echo hello from the server at $SOCAT_SOCKADDR' &)
-(in_ns "$server" socat -u UDP6-RECV:5353 OPEN:/tmp/demo-udp.txt,creat,append &)
+# Background processes are started with ip netns exec itself, in a subshell
+# (not in_ns, a function whose shell would wait for them): no shell waits for
+# them, so cleanup_all stops them without "Killed" notes.
+(ip netns exec "$server" socat -u TCP6-LISTEN:8080,reuseaddr,fork SYSTEM:'echo hello from the server at $SOCAT_SOCKADDR' &)
+(ip netns exec "$server" socat -u UDP6-RECV:5353 OPEN:/tmp/demo-udp.txt,creat,append &)
 wait_until 5 sh -c "ip netns exec $server ss -Hltn 'sport = :8080' | grep -q ."
 
 if [ -e /sys/module/xt_ILA ]; then
@@ -41,10 +43,8 @@ if [ -e /sys/module/xt_ILA ]; then
 		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 	rshow ip6tables-nft -t mangle -A POSTROUTING -s 3333:0:0:1::/64 -j ILA --translate src \
 		--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64
-	# background processes are disowned: cleanup_all stops them without job notes
-	in_ns "$server" timeout 20 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
-		>"$BATS_TEST_TMPDIR/wire" 2>"$BATS_TEST_TMPDIR/wire.err" &
-	disown $!
+	(ip netns exec "$server" timeout 20 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
+		>"$BATS_TEST_TMPDIR/wire" 2>"$BATS_TEST_TMPDIR/wire.err" &)
 	wait_until 10 grep -q 'listening on' "$BATS_TEST_TMPDIR/wire.err"
 	printf '%s[client]$ socat - TCP6:[2001:db8:0:3::5]:8080%s\n' "$B" "$N"
 	in_ns "$client" socat - 'TCP6:[2001:db8:0:3::5]:8080' </dev/null
@@ -66,11 +66,11 @@ if [ -e /sys/module/xt_ILA ]; then
 		step "ILA identifier -> locator map (ilactl + -j ILA --map), watched by ilactl monitor"
 		in_ns "$router" ip6tables-nft -t mangle -F PREROUTING
 		printf '%s[router]$ ilactl monitor > monitor.log &%s\n' "$B" "$N"
-		in_ns "$router" ilactl monitor >"$BATS_TEST_TMPDIR/monitor.log" &
+		ip netns exec "$router" ilactl monitor >"$BATS_TEST_TMPDIR/monitor.log" &
 		mon=$!
 		disown $mon
 		# the next change is seen once monitor waits for events
-		wait_until 30 sh -c "grep -q wait_for_more_packets /proc/$mon/wchan || grep -q wait_for_more_packets /proc/\$(pgrep -P $mon | head -n 1)/wchan"
+		wait_until 30 grep -q wait_for_more_packets /proc/$mon/wchan
 		rshow ilactl map create hosts
 		rshow ilactl map add hosts 0:0:0:5 3333:0:0:1
 		rshow ilactl map add hosts 0:0:0:6 3333:0:0:2
