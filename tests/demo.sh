@@ -43,7 +43,7 @@ if [ -e /sys/module/xt_ILA ]; then
 		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 	rshow ip6tables-nft -t mangle -A POSTROUTING -s 3333:0:0:1::/64 -j ILA --translate src \
 		--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64
-	(ip netns exec "$server" timeout 20 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
+	(ip netns exec "$server" timeout 60 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
 		>"$BATS_TEST_TMPDIR/wire" 2>"$BATS_TEST_TMPDIR/wire.err" &)
 	wait_until 10 grep -q 'listening on' "$BATS_TEST_TMPDIR/wire.err"
 	printf '%s[client]$ socat - TCP6:[2001:db8:0:3::5]:8080%s\n' "$B" "$N"
