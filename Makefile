@@ -73,8 +73,8 @@ TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 
-PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
-        install install-modules install-userspace uninstall clean distclean help fuzz
+.PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
+        install install-modules install-userspace uninstall clean distclean help fuzz stress
 .DEFAULT_GOAL := all
 
 all: $(if $(KERNELS),modules) userspace
@@ -92,6 +92,9 @@ help:
 	@echo '  unit           GoogleTest unit tests on the host (FILTER=gtest-pattern)'
 	@echo '  check          everything: host tests, unit, VM harness self-test, package test,'
 	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ...")'
+	@echo '  stress         the netlink stress suite for STRESS_SECS (600) under slub_debug, per kernel'
+	@echo '                 (STRESS_SEED=N replays a seed)'
+	@echo '  fuzz           the netlink reply parser under libFuzzer + ASan/UBSan for FUZZ_SECS (clang)'
 	@echo '  demo           the demo in a VM (first kernel of KERNELS)'
 	@echo '  bench          benchmarks in an instruction-counting VM (BENCH=regex)'
 	@echo '  deb            Debian packages into build/deb/ (dkms + tools, lintian)'
@@ -104,8 +107,20 @@ help:
 	@echo '  clean distclean   remove build outputs / also the configuration'
 	@echo '  help           this text'
 	@echo
-	@echo 'Variables: KERNELS="rel ..." (modules per kernel; default: the configured one, for check:'
-	@echo '  every installed kernel with headers and image), SUITE, FILTER, DESTDIR, V=1'
+	@echo 'Variables:'
+	@echo '  KERNELS="rel ..."   kernels to build/test for (default: the configured one; check and'
+	@echo '                      stress: every installed kernel with headers and an image)'
+	@echo '  SUITE=a,b           check: only these suites (bats in the VM or tests/host/)'
+	@echo '  FILTER=regex        check: tests whose name matches; unit: a gtest pattern'
+	@echo '  BENCH=regex         bench: only these benchmarks (e.g. BENCH=ila,ilamap)'
+	@echo '  CHECK_JOBS=N        check: kernels run side by side (default 2; 1 with SUITE or FILTER)'
+	@echo '  SUITE_TIMEOUT=SEC   check: timeout per suite (default 2400)'
+	@echo '  SLUB_DEBUG_ALL=1    check: slub_debug on every cache of every kernel'
+	@echo '  TEST_KERNELS="6.12" check/deps: extra test kernel installed from bookworm-backports'
+	@echo '                      (empty: test only what is installed)'
+	@echo '  FUZZ_SECS=N         fuzz: run time (default 60)'
+	@echo '  DESTDIR=DIR         install: staging root;  CONFIGURE_ARGS: passed to ./configure'
+	@echo '  V=1                 show the build commands'
 
 # ---- bootstrap ---------------------------------------------------------------
 # config.mk: autogen.sh (generates ./configure, checks autoconf, automake and
@@ -170,11 +185,11 @@ $(TOP)/build/bin/%: $(TOP)/tests/tools/%.cpp $(if $(ULIB_SRC),$(ULIB)) $(wildcar
 	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $< \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS)
 
-$(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in
+$(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in $(TOP)/xtables/trailer.man.in
 	$(Q)mkdir -p $(@D)
 	$(Q){ cat $(TOP)/xtables/header.man.in; \
 	  for f in $(MANFRAGS); do n=$${f##*/libxt_}; n=$${n%.man}; \
-	    echo ".SS $$n"; cat $$f; done; } > $@
+	    echo ".SS $$n"; cat $$f; done; cat $(TOP)/xtables/trailer.man.in; } > $@
 
 # ---- tests -------------------------------------------------------------------
 $(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h

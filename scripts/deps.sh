@@ -15,7 +15,7 @@ PKGS=(
 	# bootstrap (autogen.sh: autoreconf, aclocal, pkg.m4) and build
 	git make ca-certificates
 	build-essential gcc g++ dpkg-dev autoconf automake pkg-config
-	libxtables-dev libmnl-dev libnftnl-dev libgtest-dev
+	libxtables-dev libmnl-dev libgtest-dev
 	linux-headers-amd64
 	# test VM (tests/vm/run: initramfs with busybox, cpio, gzip; kernel
 	# modules .ko/.ko.xz/.ko.zst; modprobe --show-depends)
@@ -24,6 +24,8 @@ PKGS=(
 	# demo and benchmarks
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
 	ethtool procps util-linux mount jq ncurses-bin time
+	# the documentation test (tests/doc/doctest: extracts README and man page examples)
+	python3
 	# packages (make deb) and their test (tests/package/run, base-root)
 	debhelper dh-dkms dkms lintian fakeroot file debootstrap
 )

@@ -30,9 +30,11 @@ topo_crs
 addr "$server" s0 3333:0:0:1::5/64
 ip -n "$router" -6 route add 3333:0:0:1::/64 via fd00:2::2
 ip -n "$client" -6 route add 2001:db8:0:3::/64 via fd00:1::1
-# (servers started in a subshell: not this shell's jobs, so no "Killed" notes at cleanup)
-(in_ns "$server" socat -u TCP6-LISTEN:8080,reuseaddr,fork SYSTEM:'echo hello from the server at $SOCAT_SOCKADDR' &)
-(in_ns "$server" socat -u UDP6-RECV:5353 OPEN:/tmp/demo-udp.txt,creat,append &)
+# Background processes are started with ip netns exec itself, in a subshell
+# (not in_ns, a function whose shell would wait for them): no shell waits for
+# them, so cleanup_all stops them without "Killed" notes.
+(ip netns exec "$server" socat -u TCP6-LISTEN:8080,reuseaddr,fork SYSTEM:'echo hello from the server at $SOCAT_SOCKADDR' &)
+(ip netns exec "$server" socat -u UDP6-RECV:5353 OPEN:/tmp/demo-udp.txt,creat,append &)
 wait_until 5 sh -c "ip netns exec $server ss -Hltn 'sport = :8080' | grep -q ."
 
 if [ -e /sys/module/xt_ILA ]; then
@@ -41,17 +43,15 @@ if [ -e /sys/module/xt_ILA ]; then
 		--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 	rshow ip6tables-nft -t mangle -A POSTROUTING -s 3333:0:0:1::/64 -j ILA --translate src \
 		--src-pfx 3333:0:0:1::/64 --dst-pfx 2001:db8:0:3::/64
-	in_ns "$server" timeout 20 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
-		>"$BATS_TEST_TMPDIR/wire" 2>"$BATS_TEST_TMPDIR/wire.err" &
-	dump=$!
+	(ip netns exec "$server" timeout 60 tcpdump -l -n -c 6 -i s0 'tcp port 8080' \
+		>"$BATS_TEST_TMPDIR/wire" 2>"$BATS_TEST_TMPDIR/wire.err" &)
 	wait_until 10 grep -q 'listening on' "$BATS_TEST_TMPDIR/wire.err"
 	printf '%s[client]$ socat - TCP6:[2001:db8:0:3::5]:8080%s\n' "$B" "$N"
 	in_ns "$client" socat - 'TCP6:[2001:db8:0:3::5]:8080' </dev/null
 	echo "  (the server answered from the locator address 3333:0:0:1::5; the client only knows 2001:db8:0:3::5)"
 	wait_until 10 sh -c "[ \$(wc -l <$BATS_TEST_TMPDIR/wire) -ge 4 ]" || true
-	kill $dump 2>/dev/null || true; wait $dump 2>/dev/null || true
 	echo "  on the server's wire (tcpdump -i s0):"
-	cut -c 17- "$BATS_TEST_TMPDIR/wire" | cut -c 1-100 | sed 's/^/    /'
+	head -n 4 "$BATS_TEST_TMPDIR/wire" | cut -c 17- | cut -c 1-100 | sed 's/^/    /'
 	printf '%s[client]$ ping -c 2 2001:db8:0:3::5%s\n' "$B" "$N"
 	in_ns "$client" ping -c 2 -i 0.3 -W 2 2001:db8:0:3::5 | sed -n '1,3p'
 	rshow ip6tables-nft -t mangle -L -v -n
@@ -63,8 +63,14 @@ if [ -e /sys/module/xt_ILA ]; then
 	fi
 
 	if [ -e /sys/module/nf_ila ] && command -v ilactl >/dev/null; then
-		step "ILA identifier -> locator map (ilactl + -j ILA --map)"
+		step "ILA identifier -> locator map (ilactl + -j ILA --map), watched by ilactl monitor"
 		in_ns "$router" ip6tables-nft -t mangle -F PREROUTING
+		printf '%s[router]$ ilactl monitor > monitor.log &%s\n' "$B" "$N"
+		ip netns exec "$router" ilactl monitor >"$BATS_TEST_TMPDIR/monitor.log" &
+		mon=$!
+		disown $mon
+		# the next change is seen once monitor waits for events
+		wait_until 30 grep -q wait_for_more_packets /proc/$mon/wchan
 		rshow ilactl map create hosts
 		rshow ilactl map add hosts 0:0:0:5 3333:0:0:1
 		rshow ilactl map add hosts 0:0:0:6 3333:0:0:2
@@ -74,10 +80,34 @@ if [ -e /sys/module/xt_ILA ]; then
 		printf '%s[client]$ echo datagram | socat - UDP6:[2001:db8:0:3::5]:5353%s\n' "$B" "$N"
 		echo "datagram through the map" | in_ns "$client" socat - 'UDP6:[2001:db8:0:3::5]:5353'
 		wait_until 5 grep -q datagram /tmp/demo-udp.txt && echo "  server received: $(cat /tmp/demo-udp.txt)"
-		rshow ilactl map show hosts
+		rshow ilactl -s map show hosts
 		rshow ilactl -j map stats hosts
+		rshow ilactl save
+		echo "  (ilactl save prints every map with its entries, then every hook: ilactl restore reads it back)"
+
+		step "ILA direct hooks: the same translation without any rule"
 		in_ns "$router" ip6tables-nft -t mangle -F
+		rshow ilactl hook add sir prerouting src-pfx 2001:db8:0:3::/64 map hosts miss drop
+		rshow ilactl hook add back postrouting src-pfx 3333:0:0:1::/64 dst-pfx 2001:db8:0:3::/64
+		printf '%s[client]$ socat - TCP6:[2001:db8:0:3::5]:8080%s\n' "$B" "$N"
+		in_ns "$client" socat - 'TCP6:[2001:db8:0:3::5]:8080' </dev/null
+		printf '%s[client]$ ping -c 2 2001:db8:0:3::5%s\n' "$B" "$N"
+		in_ns "$client" ping -c 2 -i 0.3 -W 2 2001:db8:0:3::5 | sed -n '1,3p'
+		rshow ilactl hook list
+		printf '%s[router]$ nft list hooks | grep -B2 nf_ila%s\n' "$B" "$N"
+		if ! in_ns "$router" nft list hooks 2>/dev/null | grep -q ila; then
+			echo "  (this kernel, $(uname -r), is built without NETFILTER_NETLINK_HOOK: nft lists no hooks; on 6.12 it"
+			echo "   shows ila_hook_slot_fn [nf_ila] once per point and priority)"
+		else
+			in_ns "$router" nft list hooks | grep -B2 'nf_ila' | sed 's/^/  /'
+		fi
+		rshow ilactl hook del sir
+		rshow ilactl hook del back
 		in_ns "$router" ilactl map destroy hosts
+		echo "  what ilactl monitor printed meanwhile (a batch file: ilactl -b monitor.log replays it):"
+		wait_until 10 grep -q 'hook del back' "$BATS_TEST_TMPDIR/monitor.log" || true
+		sed 's/^/    /' "$BATS_TEST_TMPDIR/monitor.log"
+		kill $mon 2>/dev/null || true
 	fi
 	in_ns "$router" ip6tables-nft -t mangle -F
 fi
