@@ -27,9 +27,11 @@
  * lives here:
  *  - an rhashtable per netns keyed by the nf_conn address. nf_conn objects are
  *    SLAB_TYPESAFE_BY_RCU and recycled: an entry found under the address may
- *    have been recorded for an earlier connection. That is harmless on the
- *    packet path, whose key holds every routing input (a route is a function
- *    of its inputs, not of the connection); recording and reclaim compare
+ *    have been recorded for an earlier connection, of either family (one
+ *    slab cache serves IPv4 and IPv6). That is harmless on the packet path,
+ *    whose key holds the family and every routing input (a route is a
+ *    function of its inputs, not of the connection), and every hit checks
+ *    that the route is of the packet's family; recording and reclaim compare
  *    the stored tuples. No reference on the conntrack is held: connections
  *    are never delayed or killed by this module (rmmod leaves them alone).
  *  - entries are immutable once published; changing a direction replaces the
@@ -105,7 +107,7 @@ struct rtc_key {
 	u8 dsfield;		/* DSCP (ECN masked) */
 	u8 rpf;			/* IPv4: rp_filter of the input device */
 	u8 proto;		/* the connection's layer 4 protocol */
-	u8 pad;
+	u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6 (= AF_INET, AF_INET6) */
 	u64 ports;		/* both tuples' ports (or ICMP id/type/code) */
 };
 
@@ -225,6 +227,14 @@ static bool rtc_unlink(struct rtc_net *rn, struct rtc_entry *e)
 static __always_inline struct dst_entry *
 rtc_dir_dst(const struct rtc_dir *d, struct dst_entry *dst, u8 pf)
 {
+	/*
+	 * A route of the packet's family, whatever the key said: the checks
+	 * below read family-specific fields, and an IPv4 route on an IPv6
+	 * packet would run ip_forward() on it. (NFPROTO_IPV4/6 equal
+	 * AF_INET/AF_INET6.)
+	 */
+	if (unlikely(dst->ops->family != pf))
+		return NULL;
 	/* ipv4_dst_check(), without the call */
 	if (pf == NFPROTO_IPV4 && likely(dst->obsolete == DST_OBSOLETE_FORCE_CHK))
 		return ((const struct rtable *)dst)->rt_genid ==
@@ -313,6 +323,7 @@ static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
 	k->dsfield = rtc_dsfield(skb, pf);
 	k->rpf = rtc_rpf(in, pf);
 	k->proto = nf_ct_protonum(ct);
+	k->family = pf;
 	k->ports = rtc_ct_ports(ct);
 }
 
@@ -342,7 +353,8 @@ static __always_inline bool rtc_key_match(const struct rtc_key *k,
 	}
 	diff |= (k->mark ^ skb->mark) | (k->iif ^ in->ifindex) |
 		(k->dsfield ^ rtc_dsfield(skb, pf)) |
-		(k->proto ^ nf_ct_protonum(ct)) | (k->ports ^ rtc_ct_ports(ct));
+		(k->proto ^ nf_ct_protonum(ct)) | (k->family ^ pf) |
+		(k->ports ^ rtc_ct_ports(ct));
 	return !diff;
 }
 
@@ -403,7 +415,8 @@ rtc_lookup(struct rtc_net *rn, const struct sk_buff *skb,
 		return NULL;
 	/*
 	 * No check that @e was recorded for this incarnation of the recycled
-	 * nf_conn: the key holds every input the route depends on.
+	 * nf_conn: the key holds the family and every input the route
+	 * depends on.
 	 */
 	d = &e->dir[dir];
 	*dp = d;
@@ -974,6 +987,7 @@ static int __net_init rtc_net_init(struct net *net)
 		goto err_sysctl;
 	}
 	BUILD_BUG_ON(ARRAY_SIZE(rn->ops) != ARRAY_SIZE(rtc_hook_ops));
+	BUILD_BUG_ON(NFPROTO_IPV4 != AF_INET || NFPROTO_IPV6 != AF_INET6);
 	memcpy(rn->ops, rtc_hook_ops, sizeof(rn->ops));
 	rn->ops[0].priv = rn;
 	rn->ops[1].priv = rn;

@@ -491,6 +491,53 @@ move_nft() {
 	eval "$RTC_UNDO"
 }
 
+# mac NS DEV : the MAC address of DEV in NS.
+mac() { ip -n "$1" -br link show "$2" | awk '{ print $3 }'; }
+
+@test "an nf_conn recycled from an IPv4 to an IPv6 connection never gets the IPv4 route (family in the key, route family checked)" {
+	# IPv4 flow 10.0.1.2 -> 10.0.9.9, then its conntrack freed and at once an
+	# IPv6 flow a00:102:: -> a00:909:: (the same address bytes, zero-filled
+	# as an IPv4 key is) from the same port, flow label 0, on the same
+	# interface: its nf_conn is mostly the one just freed, found with the
+	# IPv4 entry under it (rtc_reuse.pl tries until that happens).
+	command -v taskset >/dev/null || skip "taskset (util-linux) not installed"
+	RTC_UNDO='ip -n "$client" -6 route del a00:909::/128; ip -n "$router" -6 route del a00:909::/128
+		ip -n "$client" neigh del fd00:1::1 dev c0; ip -n "$client" neigh del 10.0.1.1 dev c0
+		ip -n "$router" neigh del fd00:2::2 dev r1; ip -n "$router" neigh del 10.0.2.2 dev r1; true'
+	local r0 s0 attempts=30 out last n
+	r0=$(mac "$router" r0) s0=$(mac "$server" s0)
+	# static neighbours: every packet is forwarded the moment it is sent
+	ip -n "$client" -batch - <<-EOF
+	addr replace a00:102::/128 dev c0 nodad
+	route replace a00:909::/128 via fd00:1::1 dev c0
+	neigh replace fd00:1::1 lladdr $r0 dev c0 nud permanent
+	neigh replace 10.0.1.1 lladdr $r0 dev c0 nud permanent
+	EOF
+	ip -n "$router" -batch - <<-EOF
+	route replace a00:909::/128 via fd00:2::2
+	neigh replace fd00:2::2 lladdr $s0 dev r1 nud permanent
+	neigh replace 10.0.2.2 lladdr $s0 dev r1 nud permanent
+	EOF
+	ip -n "$server" -6 addr replace a00:909::/128 dev lo nodad
+	rns "$server" nft insert rule inet cnt pre iifname s0 ip6 daddr a00:909:: counter comment '"s0v6r"'
+	rns "$router" conntrack -C >/dev/null	# ctnetlink loaded
+	rtc_base
+	out=$(taskset -c 0 perl "$BATS_TEST_DIRNAME/rtc_reuse.pl" "$router" "$client" \
+		10.0.1.2 10.0.9.9 a00:102:: a00:909:: 4200 $attempts)
+	echo "$out" >&2
+	last=$(tail -n 1 <<<"$out")
+	n=$(wc -l <<<"$out")
+	[[ "$last" == *" reused 1 "* ]] || { echo "no nf_conn reused in $attempts attempts" >&2; false; }
+	# the IPv6 packet that found the IPv4 entry was routed, not served
+	[[ "$last" == *" hit2 0" ]]
+	expect stale "$(rtc_d stale)" -ge 1
+	# every datagram of both families arrived, each where it belongs
+	expect "IPv4 received" "$(srv_count s0v4)" -eq $((3 * n))
+	expect "IPv6 received" "$(srv_count s0v6r)" -eq $((5 * n))
+	# per attempt: IPv4 packet 3, IPv6 packets 3..5
+	expect hits "$(rtc_d hits)" -eq $((4 * n))
+}
+
 @test "conntrack -F empties the table without traffic; never more entries than connections" {
 	command -v conntrack >/dev/null || skip "conntrack tool not installed"
 	local p
