@@ -652,7 +652,6 @@ many_flows() {
 	rns_bg "$server" busybox sleep 1000000 &
 	spid=$!
 	BG_PIDS+=" $cpid $spid"
-	echo "table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }" >"$BATS_TEST_TMPDIR/ct.nft"
 	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
 		rt=rtc-loop-$i
 		ip netns add "$rt"
@@ -660,35 +659,7 @@ many_flows() {
 		# the previous round's links go away asynchronously
 		rwait 10 dev_gone "$cpid" x
 		rwait 10 dev_gone "$spid" y
-		ip -n "$rt" -batch - <<-EOF
-		link set lo up
-		link add name ra type veth peer name x netns $client
-		link add name rb type veth peer name y netns $server
-		link set dev ra up
-		link set dev rb up
-		addr add 10.10.0.1/24 dev ra
-		addr add fd10::1/64 dev ra nodad
-		addr add 10.20.0.1/24 dev rb
-		addr add fd20::1/64 dev rb nodad
-		EOF
-		ip -n "$client" -batch - <<-EOF
-		link set dev x up
-		addr add 10.10.0.2/24 dev x
-		addr add fd10::2/64 dev x nodad
-		route add 10.20.0.0/24 via 10.10.0.1
-		route add fd20::/64 via fd10::1
-		EOF
-		ip -n "$server" -batch - <<-EOF
-		link set dev y up
-		addr add 10.20.0.2/24 dev y
-		addr add fd20::2/64 dev y nodad
-		route add 10.10.0.0/24 via 10.20.0.1
-		route add fd10::/64 via fd20::1
-		EOF
-		rns "$rt" busybox sh -c "
-			echo 1 >/proc/sys/net/ipv4/ip_forward
-			echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
-			nft -f $BATS_TEST_TMPDIR/ct.nft"
+		rtc_mini_router "$rt"
 		rns "$client" busybox sh -c "
 			busybox ping -4 -q -A -c 3 10.20.0.2 &&
 			busybox ping -6 -q -A -c 3 fd20::2" >/dev/null
@@ -720,14 +691,6 @@ many_flows() {
 	BG_PIDS+=" $cpid $spid"
 	ip -n "$server" -6 addr add fd40::1/128 dev lo nodad
 	RTC_UNDO='ip -n "$server" -6 addr del fd40::1/128 dev lo'
-	cat >"$BATS_TEST_TMPDIR/rt.sh" <<-EOF
-	echo 1 >/proc/sys/net/ipv4/ip_forward
-	echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
-	nft -f - <<-'NFT'
-	table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }
-	NFT
-	echo 2 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
-	EOF
 	# traffic for the whole test; sends fail while a round's links are missing
 	rns_bg "$client" perl "$BATS_TEST_DIRNAME/rtc_flows.pl" 2 \
 		10.20.0.2 fd20::2 fd40::1 10.30.0.1 fd30::1 &
@@ -738,36 +701,10 @@ many_flows() {
 		echo "$rt" >>"$(_ns_list)"
 		rwait 10 dev_gone "$cpid" x
 		rwait 10 dev_gone "$spid" y
-		ip -n "$rt" -batch - <<-EOF
-		link set lo up
-		link add name ra type veth peer name x netns $client
-		link add name rb type veth peer name y netns $server
-		link set dev ra up
-		link set dev rb up
-		addr add 10.10.0.1/24 dev ra
-		addr add fd10::1/64 dev ra nodad
-		addr add 10.20.0.1/24 dev rb
-		addr add fd20::1/64 dev rb nodad
-		route add fd40::/64 via fd20::2
-		EOF
-		ip -n "$client" -batch - <<-EOF
-		link set dev x up
-		addr add 10.10.0.2/24 dev x
-		addr add fd10::2/64 dev x nodad
-		route add 10.20.0.0/24 via 10.10.0.1
-		route add 10.30.0.0/24 via 10.10.0.1
-		route add fd20::/64 via fd10::1
-		route add fd30::/64 via fd10::1
-		route add fd40::/64 via fd10::1
-		EOF
-		ip -n "$server" -batch - <<-EOF
-		link set dev y up
-		addr add 10.20.0.2/24 dev y
-		addr add fd20::2/64 dev y nodad
-		route add 10.10.0.0/24 via 10.20.0.1
-		route add fd10::/64 via fd20::1
-		EOF
-		rns "$rt" busybox sh "$BATS_TEST_TMPDIR/rt.sh"
+		rtc_mini_router "$rt" "route add fd40::/64 via fd20::2" \
+			"$(printf 'route add %s via 10.10.0.1\n' 10.30.0.0/24
+			   printf 'route add %s via fd10::1\n' fd30::/64 fd40::/64)" \
+			"echo 2 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout"
 		rns_bg "$rt" busybox sleep 1000000 &
 		apid=$!
 		# cached flows to every routed destination, then the route to
