@@ -18,6 +18,10 @@
 #          -m rtcache ! --cached -m rpfilter --invert -j DROP
 #   e_ret  e with the shortcut as "-m rtcache -j RETURN" in a chain before
 #          the rpfilter rule
+#   b_churn, c_churn   b and c with a sender whose packets all differ in
+#          a routing input: an nft rule in the router's PREROUTING (priority
+#          mangle, before rtcache) sets the IPv6 flow label (IPv4: DSCP) from
+#          a counter, a new value every packet (both rows carry the rule)
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -113,6 +117,26 @@ cfg_e_ret_on() {
 }
 cfg_e_ret_off() { cfg_e_rtc_off; }
 
+# churn_on : every packet gets another flow label (IPv6) or DSCP (IPv4).
+churn_on() {
+	local set='ip6 flowlabel set numgen inc mod 1048576'
+	[ "$FAM" = 6 ] || set='ip dscp set numgen inc mod 64'
+	in_rtr nft -f - <<EOF
+table inet churn {
+	chain pre {
+		type filter hook prerouting priority mangle;
+		$set
+	}
+}
+EOF
+}
+churn_off() { in_rtr nft delete table inet churn; }
+cfg_b_churn_on() { churn_on && cfg_b_on; }
+cfg_b_churn_off() { cfg_b_off; churn_off; }
+cfg_c_churn_check() { rtc_check; }
+cfg_c_churn_on() { churn_on && cfg_c_on; }
+cfg_c_churn_off() { cfg_c_off; churn_off; }
+
 routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
 ROUTES_LOADED=
 big_check() {
@@ -172,14 +196,29 @@ label d "(d) (b) + nft flowtable"
 label e "(e) conntrack + -m rpfilter"
 label e_rtc "(e) + -m rtcache ! --cached -m rpfilter (one rule)"
 label e_ret "(e) + -m rtcache -j RETURN before -m rpfilter (chain)"
+label b_churn "(b), flow label (IPv4: DSCP) new every packet"
+label c_churn "(c), flow label (IPv4: DSCP) new every packet"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
 meta seed "Seed (netperf UDP_STREAM 64 B, IPv4): (b) -> (c) 1.31x, (a) 1.61x of (b)."
+# BENCH_RTC_CONFIGS: only these configurations (and no Internet-sized table
+# unless b_big or c_big is among them)
+want() {
+	local c out=
+	for c in "$@"; do
+		case " ${BENCH_RTC_CONFIGS:-$*} " in *" $c "*) out+=" $c" ;; esac
+	done
+	echo "$out"
+}
 for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2; else dst=10.0.2.2; fi
-	run_configs rtcache "$FAM" $dst a b b0 c d e e_rtc e_ret
+	# shellcheck disable=SC2046
+	run_configs rtcache "$FAM" $dst $(want a b b0 c d e e_rtc e_ret b_churn c_churn)
+	big=$(want b_big c_big)
+	[ -n "$big" ] || continue
 	load_routes
-	run_configs rtcache "$FAM" $dst b_big c_big
+	# shellcheck disable=SC2086
+	run_configs rtcache "$FAM" $dst $big
 	unload_routes
 done

@@ -84,4 +84,21 @@ static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
 #define NFILR_RHT_INLINE_WALK	0
 #endif
 
+/*
+ * rtcache validates cached IPv6 input routes with an inline copy of
+ * ip6_dst_check() -> rt6_dst_from_check() for per-CPU fib6 route copies
+ * (nf_conntrack_rtcache.c: rtc_ip6_pcpu_check(): rt6_info::sernum/from,
+ * RTF_PCPU, fib6_get_cookie_safe()), as in net/ipv6/route.c of 6.1 to
+ * 6.12 (compared line by line). The reclaim worker compares it with the
+ * kernel's dst_check() on every cached IPv6 route and warns once if they
+ * disagree. Other versions call dst_check() until the copy has been
+ * checked against them.
+ */
+#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define NFILR_IP6_DST_CHECK_INLINE	1
+#else
+#define NFILR_IP6_DST_CHECK_INLINE	0
+#endif
+
 #endif /* NFILR_COMPAT_H */

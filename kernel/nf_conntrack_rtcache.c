@@ -27,9 +27,11 @@
  * lives here:
  *  - an rhashtable per netns keyed by the nf_conn address. nf_conn objects are
  *    SLAB_TYPESAFE_BY_RCU and recycled: an entry found under the address may
- *    have been recorded for an earlier connection. That is harmless on the
- *    packet path, whose key holds every routing input (a route is a function
- *    of its inputs, not of the connection); recording and reclaim compare
+ *    have been recorded for an earlier connection, of either family (one
+ *    slab cache serves IPv4 and IPv6). That is harmless on the packet path,
+ *    whose key holds the family and every routing input (a route is a
+ *    function of its inputs, not of the connection), and every hit checks
+ *    that the route is of the packet's family; recording and reclaim compare
  *    the stored tuples. No reference on the conntrack is held: connections
  *    are never delayed or killed by this module (rmmod leaves them alone).
  *  - entries are immutable once published; changing a direction replaces the
@@ -53,6 +55,7 @@
 
 #include <linux/hash.h>
 #include <linux/inetdevice.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/netdevice.h>
@@ -64,6 +67,7 @@
 #include <linux/proc_fs.h>
 #include <linux/rhashtable.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -77,7 +81,9 @@
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
 #include <net/l3mdev.h>
+#include <net/neighbour.h>
 #include <net/net_namespace.h>
+#include <net/netevent.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/netfilter/nf_conntrack.h>
@@ -90,6 +96,16 @@
 
 #define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
+/*
+ * A direction whose routing inputs change (a sender that varies the flow
+ * label or DSCP per packet) is recorded again at most RTC_CHURN_BURST times
+ * per RTC_CHURN_WINDOW; the other packets are routed as without the cache
+ * (one lookup, no allocation, no entry replaced). Bounded per connection,
+ * and a connection whose inputs changed once or twice (a mark set mid-flow,
+ * a locator moved) is recorded again at once.
+ */
+#define RTC_CHURN_WINDOW	HZ
+#define RTC_CHURN_BURST		8
 
 /*
  * The inputs of a route lookup, as they are at the end of PRE_ROUTING, and
@@ -105,7 +121,7 @@ struct rtc_key {
 	u8 dsfield;		/* DSCP (ECN masked) */
 	u8 rpf;			/* IPv4: rp_filter of the input device */
 	u8 proto;		/* the connection's layer 4 protocol */
-	u8 pad;
+	u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6 (= AF_INET, AF_INET6) */
 	u64 ports;		/* both tuples' ports (or ICMP id/type/code) */
 };
 
@@ -116,6 +132,9 @@ struct rtc_dir {
 	u32 cookie;		/* IPv6: rt6_get_cookie() when cached */
 	bool attach;		/* forwarded: serve dst; else leave to the kernel */
 	bool multipath;		/* it chose among ECMP nexthops */
+	u8 churn;		/* records with new inputs in the current window */
+	u32 mp_gen;		/* rtc_net.mp_gen before the lookup (multipath) */
+	u32 stamp;		/* jiffies (low 32 bits) when recorded */
 };
 
 struct rtc_entry {
@@ -137,12 +156,21 @@ struct rtc_stat {
 	unsigned int reclaimed;
 	unsigned int wrong_iif;
 	unsigned int insert_failed;
+	unsigned int churn_limited;
 };
 
 struct rtc_net {
 	struct rhashtable ht;
 	struct nf_hook_ops ops[2];	/* priv: this struct */
 	atomic_t count;
+	/*
+	 * Moves when the choice among ECMP nexthops may change without the
+	 * route changing: multipath hash policy, fields or seed (netevent
+	 * *_MPATH_HASH_UPDATE), a neighbour's state with IPv4
+	 * fib_multipath_use_neigh. Multipath entries recorded before are stale.
+	 */
+	atomic_t mp_gen;
+	struct mem_cgroup *memcg;	/* charged for the entries, or NULL */
 	int enabled;			/* sysctl net.netfilter.nf_conntrack_rtcache */
 	bool dead;			/* netns going away: no more lookups */
 	struct rtc_stat __percpu *stat;
@@ -221,30 +249,63 @@ static bool rtc_unlink(struct rtc_net *rn, struct rtc_entry *e)
 	return true;
 }
 
+#if IS_ENABLED(CONFIG_IPV6) && NFILR_IP6_DST_CHECK_INLINE
+/*
+ * ip6_dst_check() -> rt6_dst_from_check() for the per-CPU copy of a fib6
+ * route (what input routing hands out), inline: 1 valid, 0 stale, -1 not
+ * such a route (the caller takes dst_check()). A copy of kernel logic,
+ * compiled only for the versions compat.h lists; the reclaim worker
+ * compares it with dst_check() on every cached IPv6 route
+ * (rtc_ip6_check_agrees).
+ */
+static __always_inline int rtc_ip6_pcpu_check(const struct dst_entry *dst,
+					      u32 cookie)
+{
+	const struct rt6_info *rt = (const struct rt6_info *)dst;
+	const struct fib6_info *from = rcu_dereference(rt->from);
+	u32 now;
+
+	if (likely(!rt->sernum && (rt->rt6i_flags & RTF_PCPU) && from &&
+		   dst->obsolete == DST_OBSOLETE_FORCE_CHK &&
+		   !(from->fib6_flags & RTF_EXPIRES) &&
+		   fib6_get_cookie_safe(from, &now)))
+		return now == cookie;
+	return -1;
+}
+#endif
+
 /* @dst (cached in @d) if it is still valid, else NULL. */
 static __always_inline struct dst_entry *
-rtc_dir_dst(const struct rtc_dir *d, struct dst_entry *dst, u8 pf)
+rtc_dir_dst(const struct rtc_net *rn, const struct rtc_dir *d,
+	    struct dst_entry *dst, u8 pf)
 {
+	/* the ECMP choice was made under another hash or neighbour state */
+	if (unlikely(d->multipath &&
+		     d->mp_gen != (u32)atomic_read(&rn->mp_gen)))
+		return NULL;
+	/*
+	 * A route of the packet's family, whatever the key said: the checks
+	 * below read family-specific fields, and an IPv4 route on an IPv6
+	 * packet would run ip_forward() on it. (NFPROTO_IPV4/6 equal
+	 * AF_INET/AF_INET6.)
+	 */
+	if (unlikely(dst->ops->family != pf))
+		return NULL;
 	/* ipv4_dst_check(), without the call */
 	if (pf == NFPROTO_IPV4 && likely(dst->obsolete == DST_OBSOLETE_FORCE_CHK))
 		return ((const struct rtable *)dst)->rt_genid ==
 		       rt_genid_ipv4(dev_net(dst->dev)) ? dst : NULL;
-#if IS_ENABLED(CONFIG_IPV6)
+#if IS_ENABLED(CONFIG_IPV6) && NFILR_IP6_DST_CHECK_INLINE
 	/*
 	 * ip6_dst_check() of the per-CPU copy of a fib6 route, what input
 	 * routing hands out (rt6_dst_from_check()), without the call; other
 	 * IPv6 routes take dst_check() below.
 	 */
 	if (pf == NFPROTO_IPV6) {
-		const struct rt6_info *rt = (const struct rt6_info *)dst;
-		const struct fib6_info *from = rcu_dereference(rt->from);
-		u32 cookie;
+		int valid = rtc_ip6_pcpu_check(dst, d->cookie);
 
-		if (likely(!rt->sernum && (rt->rt6i_flags & RTF_PCPU) && from &&
-			   dst->obsolete == DST_OBSOLETE_FORCE_CHK &&
-			   !(from->fib6_flags & RTF_EXPIRES) &&
-			   fib6_get_cookie_safe(from, &cookie)))
-			return cookie == d->cookie ? dst : NULL;
+		if (likely(valid >= 0))
+			return valid ? dst : NULL;
 	}
 #endif
 	/*
@@ -313,6 +374,7 @@ static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
 	k->dsfield = rtc_dsfield(skb, pf);
 	k->rpf = rtc_rpf(in, pf);
 	k->proto = nf_ct_protonum(ct);
+	k->family = pf;
 	k->ports = rtc_ct_ports(ct);
 }
 
@@ -342,7 +404,8 @@ static __always_inline bool rtc_key_match(const struct rtc_key *k,
 	}
 	diff |= (k->mark ^ skb->mark) | (k->iif ^ in->ifindex) |
 		(k->dsfield ^ rtc_dsfield(skb, pf)) |
-		(k->proto ^ nf_ct_protonum(ct)) | (k->ports ^ rtc_ct_ports(ct));
+		(k->proto ^ nf_ct_protonum(ct)) | (k->family ^ pf) |
+		(k->ports ^ rtc_ct_ports(ct));
 	return !diff;
 }
 
@@ -403,14 +466,15 @@ rtc_lookup(struct rtc_net *rn, const struct sk_buff *skb,
 		return NULL;
 	/*
 	 * No check that @e was recorded for this incarnation of the recycled
-	 * nf_conn: the key holds every input the route depends on.
+	 * nf_conn: the key holds the family and every input the route
+	 * depends on.
 	 */
 	d = &e->dir[dir];
 	*dp = d;
 	dst = READ_ONCE(d->dst);
 	if (!dst || !rtc_key_match(&d->key, skb, ct, in, pf))
 		return NULL;
-	return rtc_dir_dst(d, dst, pf);
+	return rtc_dir_dst(rn, d, dst, pf);
 }
 
 /* May later packets with the inputs of @skb be given @dst straight away? */
@@ -454,9 +518,44 @@ static bool rtc_mp_hash_per_flow(const struct net *net, u8 pf)
 #endif
 }
 
+/*
+ * Recording @fresh for @ct/@dir replaces @old (recorded for the connection):
+ * may it, and how many records with new inputs does the window then hold?
+ * A stale route (same inputs) or a first record always may.
+ */
+static bool rtc_churn_ok(const struct rtc_dir *old, struct rtc_dir *fresh)
+{
+	if (!old->dst || !memcmp(&old->key, &fresh->key, sizeof(fresh->key)))
+		return true;
+	if ((s32)(fresh->stamp - old->stamp) >= RTC_CHURN_WINDOW) {
+		fresh->churn = 0;	/* a new window */
+		return true;
+	}
+	if (old->churn + 1 >= RTC_CHURN_BURST)
+		return false;
+	fresh->churn = old->churn + 1;
+	fresh->stamp = old->stamp;	/* the window runs from its first */
+	return true;
+}
+
+/* An entry, charged to the memory cgroup of the netns's creator. */
+static struct rtc_entry *rtc_entry_alloc(const struct rtc_net *rn)
+{
+	struct rtc_entry *n;
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *old = set_active_memcg(rn->memcg);
+
+	n = kmem_cache_zalloc(rtc_cachep, GFP_ATOMIC | __GFP_ACCOUNT);
+	set_active_memcg(old);
+#else
+	n = kmem_cache_zalloc(rtc_cachep, GFP_ATOMIC);
+#endif
+	return n;
+}
+
 /* Record @fresh (its dst, not yet held) for @ct/@dir; under RCU. */
 static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
-		      enum ip_conntrack_dir dir, const struct rtc_dir *fresh)
+		      enum ip_conntrack_dir dir, struct rtc_dir *fresh)
 {
 	struct rtc_entry *e, *n;
 	bool owned;
@@ -464,6 +563,12 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 
 	e = rhashtable_lookup(&rn->ht, &ct, rtc_params);
 	owned = e && rtc_owns(e, ct);
+	fresh->stamp = (u32)jiffies;
+	if (owned && !rtc_churn_ok(&e->dir[dir], fresh)) {
+		/* routed (the dst stays attached), not recorded */
+		RTC_STAT_INC(rn, churn_limited);
+		return;
+	}
 	if (!e && atomic_read(&rn->count) >= nf_conntrack_count(rn->net)) {
 		/* never more entries than live connections: reclaim first */
 		RTC_STAT_INC(rn, insert_failed);
@@ -472,7 +577,7 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	}
 	if (!dst_hold_safe(fresh->dst))
 		return;
-	n = kmem_cache_zalloc(rtc_cachep, GFP_ATOMIC);
+	n = rtc_entry_alloc(rn);
 	if (!n) {
 		dst_release(fresh->dst);
 		RTC_STAT_INC(rn, insert_failed);
@@ -526,7 +631,11 @@ static noinline void rtc_route(struct rtc_net *rn, struct sk_buff *skb,
 			       const struct rtc_key *key,
 			       const struct nf_hook_state *state)
 {
-	struct rtc_dir fresh = { .key = *key };
+	struct rtc_dir fresh = {
+		.key = *key,
+		/* before the lookup: a change during it makes the entry stale */
+		.mp_gen = atomic_read(&rn->mp_gen),
+	};
 	struct dst_entry *dst;
 	int err;
 
@@ -707,15 +816,46 @@ static bool rtc_entry_dead(const struct rtc_net *rn, const struct rtc_entry *e)
 	return dead;
 }
 
+#if IS_ENABLED(CONFIG_IPV6) && NFILR_IP6_DST_CHECK_INLINE
+/*
+ * Does the inline check agree with the kernel's ip6_dst_check() on @d?
+ * Validity only ever goes from valid to stale, so the inline verdict is
+ * taken first and, when the kernel says stale, again after it: a route
+ * that went stale in between is no disagreement.
+ */
+static bool rtc_ip6_check_agrees(const struct rtc_dir *d)
+{
+	int inl = rtc_ip6_pcpu_check(d->dst, d->cookie);
+	bool kern;
+
+	if (inl < 0)
+		return true;
+	kern = dst_check(d->dst, d->cookie);
+	if (kern)
+		return inl == 1;
+	return rtc_ip6_pcpu_check(d->dst, d->cookie) == 0;
+}
+#endif
+
 static bool rtc_entry_stale(const struct rtc_net *rn, const struct rtc_entry *e)
 {
 	u8 pf = e->tuple[IP_CT_DIR_ORIGINAL].src.l3num;
 	int i;
 
-	for (i = 0; i < IP_CT_DIR_MAX; i++)
-		if (e->dir[i].dst &&
-		    !rtc_dir_dst(&e->dir[i], e->dir[i].dst, pf))
+	for (i = 0; i < IP_CT_DIR_MAX; i++) {
+		const struct rtc_dir *d = &e->dir[i];
+
+		if (!d->dst)
+			continue;
+#if IS_ENABLED(CONFIG_IPV6) && NFILR_IP6_DST_CHECK_INLINE
+		/* a kernel whose ip6_dst_check() changed: fail loudly */
+		if (pf == NFPROTO_IPV6 && d->dst->ops->family == AF_INET6)
+			WARN_ONCE(!rtc_ip6_check_agrees(d),
+				  "nf_conntrack_rtcache: the inline ip6_dst_check() disagrees with this kernel's (see compat.h)\n");
+#endif
+		if (!rtc_dir_dst(rn, d, d->dst, pf))
 			return true;
+	}
 	return false;
 }
 
@@ -799,6 +939,50 @@ static struct notifier_block rtc_netdev_nb = {
 	.notifier_call = rtc_netdev_event,
 };
 
+/*
+ * ECMP entries were recorded for one choice among the nexthops; the choice
+ * moves without the route changing when the multipath hash changes
+ * (policy, fields, 6.11+: seed) or, with IPv4 fib_multipath_use_neigh, when
+ * a gateway's neighbour becomes (in)valid. Multipath entries recorded
+ * before are then stale (rtc_dir_dst) and re-recorded on their next packet.
+ * (IPv6 forwarding does not look at neighbour states in its choice.) Runs
+ * in atomic context: one increment, no walk.
+ */
+static int rtc_netevent(struct notifier_block *nb, unsigned long event,
+			void *ptr)
+{
+	struct net *net;
+
+	switch (event) {
+	case NETEVENT_IPV4_MPATH_HASH_UPDATE:
+	case NETEVENT_IPV6_MPATH_HASH_UPDATE:
+		net = ptr;
+		break;
+	case NETEVENT_NEIGH_UPDATE: {
+		struct neighbour *n = ptr;
+
+		if (n->tbl->family != AF_INET)
+			return NOTIFY_DONE;
+		net = dev_net(n->dev);
+#ifdef CONFIG_IP_ROUTE_MULTIPATH
+		if (!READ_ONCE(net->ipv4.sysctl_fib_multipath_use_neigh))
+			return NOTIFY_DONE;
+		break;
+#else
+		return NOTIFY_DONE;
+#endif
+	}
+	default:
+		return NOTIFY_DONE;
+	}
+	atomic_inc(&rtc_pernet(net)->mp_gen);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rtc_netevent_nb = {
+	.notifier_call = rtc_netevent,
+};
+
 /* ---- sysctl ------------------------------------------------------------------ */
 
 static int rtc_sysctl_enabled(NFILR_CTL_TABLE *table, int write,
@@ -866,7 +1050,8 @@ static int rtc_sysctl_init(struct rtc_net *rn)
 	struct ctl_table *table;
 	int i;
 
-	table = kmemdup(rtc_sysctl_table, sizeof(rtc_sysctl_table), GFP_KERNEL);
+	table = kmemdup(rtc_sysctl_table, sizeof(rtc_sysctl_table),
+			GFP_KERNEL_ACCOUNT);
 	if (!table)
 		return -ENOMEM;
 	for (i = 0; table[i].procname; i++)
@@ -929,13 +1114,13 @@ static int rtc_seq_show(struct seq_file *seq, void *v)
 
 	/* lnstat: first line names the columns, the first column is not summed */
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(seq, "entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed\n");
+		seq_puts(seq, "entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed churn_limited\n");
 		return 0;
 	}
-	seq_printf(seq, "%08x %08x %08x %08x %08x %08x %08x %08x %08x\n",
+	seq_printf(seq, "%08x %08x %08x %08x %08x %08x %08x %08x %08x %08x\n",
 		   atomic_read(&rn->count), st->hits, st->misses, st->inserts,
 		   st->stale, st->flushes, st->reclaimed, st->wrong_iif,
-		   st->insert_failed);
+		   st->insert_failed, st->churn_limited);
 	return 0;
 }
 
@@ -957,11 +1142,25 @@ static int __net_init rtc_net_init(struct net *net)
 	rn->enabled = 1;
 	rn->dead = false;
 	atomic_set(&rn->count, 0);
+	atomic_set(&rn->mp_gen, 0);
 	INIT_DELAYED_WORK(&rn->gc_work, rtc_gc_work);
+	/*
+	 * Entries are allocated in softirq context, where no task's cgroup
+	 * applies: they are charged to the cgroup of the task that created the
+	 * netns (for the netns that exist when the module loads: the loader's;
+	 * for init_net: nobody's).
+	 */
+	rn->memcg = NULL;
+#ifdef CONFIG_MEMCG
+	if (!net_eq(net, &init_net))
+		rn->memcg = get_mem_cgroup_from_mm(current->mm);
+#endif
 
-	rn->stat = alloc_percpu(struct rtc_stat);
-	if (!rn->stat)
-		return -ENOMEM;
+	rn->stat = alloc_percpu_gfp(struct rtc_stat, GFP_KERNEL_ACCOUNT);
+	if (!rn->stat) {
+		err = -ENOMEM;
+		goto err_memcg;
+	}
 	err = rhashtable_init(&rn->ht, &rtc_params);
 	if (err)
 		goto err_stat;
@@ -974,6 +1173,7 @@ static int __net_init rtc_net_init(struct net *net)
 		goto err_sysctl;
 	}
 	BUILD_BUG_ON(ARRAY_SIZE(rn->ops) != ARRAY_SIZE(rtc_hook_ops));
+	BUILD_BUG_ON(NFPROTO_IPV4 != AF_INET || NFPROTO_IPV6 != AF_INET6);
 	memcpy(rn->ops, rtc_hook_ops, sizeof(rn->ops));
 	rn->ops[0].priv = rn;
 	rn->ops[1].priv = rn;
@@ -990,6 +1190,10 @@ err_ht:
 	rhashtable_destroy(&rn->ht);
 err_stat:
 	free_percpu(rn->stat);
+err_memcg:
+#ifdef CONFIG_MEMCG
+	mem_cgroup_put(rn->memcg);
+#endif
 	return err;
 }
 
@@ -1021,10 +1225,37 @@ static void __net_exit rtc_net_exit(struct net *net)
 	free_percpu(rn->stat);
 }
 
+/*
+ * Entries unlinked before .exit (replaced on the packet path, reclaimed by
+ * a walk that was running when the netns began to go, dropped for a device
+ * being unregistered) are freed by RCU callbacks that release their dst
+ * references. Those dsts include IPv6's per-netns ip6_null_entry (recorded
+ * for unreachable destinations), which ip6_route_net_exit() frees, and
+ * count in per-netns dst_ops counters it destroys; IPv6's exit runs after
+ * this one (it registered first), with no RCU barrier in between. Wait for
+ * the callbacks here, once per batch of namespaces.
+ */
+static void __net_exit rtc_net_exit_batch(struct list_head *net_exit_list)
+{
+	struct net *net;
+
+	rcu_barrier();
+#ifdef CONFIG_MEMCG
+	/* the entries are freed: nothing is charged any more */
+	list_for_each_entry(net, net_exit_list, exit_list) {
+		struct rtc_net *rn = rtc_pernet(net);
+
+		mem_cgroup_put(rn->memcg);
+		rn->memcg = NULL;
+	}
+#endif
+}
+
 static struct pernet_operations rtc_net_ops = {
 	.init		= rtc_net_init,
 	.pre_exit	= rtc_net_pre_exit,
 	.exit		= rtc_net_exit,
+	.exit_batch	= rtc_net_exit_batch,
 	.id		= &rtc_net_id,
 	.size		= sizeof(struct rtc_net),
 };
@@ -1034,7 +1265,8 @@ static int __init rtc_init(void)
 	int err;
 
 	rtc_cachep = kmem_cache_create("nf_conntrack_rtcache",
-				       sizeof(struct rtc_entry), 0, 0, NULL);
+				       sizeof(struct rtc_entry), 0, SLAB_ACCOUNT,
+				       NULL);
 	if (!rtc_cachep)
 		return -ENOMEM;
 	err = register_pernet_subsys(&rtc_net_ops);
@@ -1043,8 +1275,14 @@ static int __init rtc_init(void)
 	err = register_netdevice_notifier(&rtc_netdev_nb);
 	if (err)
 		goto err_pernet;
+	err = register_netevent_notifier(&rtc_netevent_nb);
+	if (err)
+		goto err_netdev;
 	return 0;
 
+err_netdev:
+	WRITE_ONCE(rtc_unloading, true);
+	unregister_netdevice_notifier(&rtc_netdev_nb);
 err_pernet:
 	unregister_pernet_subsys(&rtc_net_ops);
 	rcu_barrier();	/* rtc_entry_free_rcu callbacks of the netns exits */
@@ -1057,6 +1295,7 @@ static void __exit rtc_exit(void)
 {
 	/* the notifier replays DOWN/UNREGISTER: pernet exit drops all anyway */
 	WRITE_ONCE(rtc_unloading, true);
+	unregister_netevent_notifier(&rtc_netevent_nb);
 	unregister_netdevice_notifier(&rtc_netdev_nb);
 	unregister_pernet_subsys(&rtc_net_ops);
 	rcu_barrier();	/* rtc_entry_free_rcu callbacks */

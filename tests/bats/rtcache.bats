@@ -18,7 +18,8 @@
 # The topology is built once for the file (process start-up is slow in the
 # TCG guest); each test resets routes, sysctls and counters, uses its own
 # UDP source ports and compares counter increases. RTC_LOOPS (default 50)
-# sets the number of rounds of the two repetition tests.
+# sets the number of rounds of the two repetition tests, RTC_TEARDOWN_LOOPS
+# (default 20) those of the netns teardown test.
 
 load helpers
 load rtcache_lib
@@ -87,7 +88,7 @@ flow_check() {
 	[ "$(stat -c %a /proc/sys/net/netfilter/nf_conntrack_rtcache_flush)" = 200 ]
 	local lines
 	mapfile -t lines <"/proc/$RPID/net/stat/nf_conntrack_rtcache"
-	[ "${lines[0]}" = "entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed" ]
+	[ "${lines[0]}" = "entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed churn_limited" ]
 	[ "${#lines[@]}" -eq $(($(nproc) + 1)) ]
 	command -v lnstat >/dev/null || skip "lnstat (iproute2) not installed"
 	udp_send 10.0.1.2 4090 10.0.9.9 5000 5
@@ -491,6 +492,53 @@ move_nft() {
 	eval "$RTC_UNDO"
 }
 
+# mac NS DEV : the MAC address of DEV in NS.
+mac() { ip -n "$1" -br link show "$2" | awk '{ print $3 }'; }
+
+@test "an nf_conn recycled from an IPv4 to an IPv6 connection never gets the IPv4 route (family in the key, route family checked)" {
+	# IPv4 flow 10.0.1.2 -> 10.0.9.9, then its conntrack freed and at once an
+	# IPv6 flow a00:102:: -> a00:909:: (the same address bytes, zero-filled
+	# as an IPv4 key is) from the same port, flow label 0, on the same
+	# interface: its nf_conn is mostly the one just freed, found with the
+	# IPv4 entry under it (rtc_reuse.pl tries until that happens).
+	command -v taskset >/dev/null || skip "taskset (util-linux) not installed"
+	RTC_UNDO='ip -n "$client" -6 route del a00:909::/128; ip -n "$router" -6 route del a00:909::/128
+		ip -n "$client" neigh del fd00:1::1 dev c0; ip -n "$client" neigh del 10.0.1.1 dev c0
+		ip -n "$router" neigh del fd00:2::2 dev r1; ip -n "$router" neigh del 10.0.2.2 dev r1; true'
+	local r0 s0 attempts=30 out last n
+	r0=$(mac "$router" r0) s0=$(mac "$server" s0)
+	# static neighbours: every packet is forwarded the moment it is sent
+	ip -n "$client" -batch - <<-EOF
+	addr replace a00:102::/128 dev c0 nodad
+	route replace a00:909::/128 via fd00:1::1 dev c0
+	neigh replace fd00:1::1 lladdr $r0 dev c0 nud permanent
+	neigh replace 10.0.1.1 lladdr $r0 dev c0 nud permanent
+	EOF
+	ip -n "$router" -batch - <<-EOF
+	route replace a00:909::/128 via fd00:2::2
+	neigh replace fd00:2::2 lladdr $s0 dev r1 nud permanent
+	neigh replace 10.0.2.2 lladdr $s0 dev r1 nud permanent
+	EOF
+	ip -n "$server" -6 addr replace a00:909::/128 dev lo nodad
+	rns "$server" nft insert rule inet cnt pre iifname s0 ip6 daddr a00:909:: counter comment '"s0v6r"'
+	rns "$router" conntrack -C >/dev/null	# ctnetlink loaded
+	rtc_base
+	out=$(taskset -c 0 perl "$BATS_TEST_DIRNAME/rtc_reuse.pl" "$router" "$client" \
+		10.0.1.2 10.0.9.9 a00:102:: a00:909:: 4200 $attempts)
+	echo "$out" >&2
+	last=$(tail -n 1 <<<"$out")
+	n=$(wc -l <<<"$out")
+	[[ "$last" == *" reused 1 "* ]] || { echo "no nf_conn reused in $attempts attempts" >&2; false; }
+	# the IPv6 packet that found the IPv4 entry was routed, not served
+	[[ "$last" == *" hit2 0" ]]
+	expect stale "$(rtc_d stale)" -ge 1
+	# every datagram of both families arrived, each where it belongs
+	expect "IPv4 received" "$(srv_count s0v4)" -eq $((3 * n))
+	expect "IPv6 received" "$(srv_count s0v6r)" -eq $((5 * n))
+	# per attempt: IPv4 packet 3, IPv6 packets 3..5
+	expect hits "$(rtc_d hits)" -eq $((4 * n))
+}
+
 @test "conntrack -F empties the table without traffic; never more entries than connections" {
 	command -v conntrack >/dev/null || skip "conntrack tool not installed"
 	local p
@@ -604,7 +652,6 @@ many_flows() {
 	rns_bg "$server" busybox sleep 1000000 &
 	spid=$!
 	BG_PIDS+=" $cpid $spid"
-	echo "table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }" >"$BATS_TEST_TMPDIR/ct.nft"
 	for ((i = 0; i < ${RTC_LOOPS:-50}; i++)); do
 		rt=rtc-loop-$i
 		ip netns add "$rt"
@@ -612,35 +659,7 @@ many_flows() {
 		# the previous round's links go away asynchronously
 		rwait 10 dev_gone "$cpid" x
 		rwait 10 dev_gone "$spid" y
-		ip -n "$rt" -batch - <<-EOF
-		link set lo up
-		link add name ra type veth peer name x netns $client
-		link add name rb type veth peer name y netns $server
-		link set dev ra up
-		link set dev rb up
-		addr add 10.10.0.1/24 dev ra
-		addr add fd10::1/64 dev ra nodad
-		addr add 10.20.0.1/24 dev rb
-		addr add fd20::1/64 dev rb nodad
-		EOF
-		ip -n "$client" -batch - <<-EOF
-		link set dev x up
-		addr add 10.10.0.2/24 dev x
-		addr add fd10::2/64 dev x nodad
-		route add 10.20.0.0/24 via 10.10.0.1
-		route add fd20::/64 via fd10::1
-		EOF
-		ip -n "$server" -batch - <<-EOF
-		link set dev y up
-		addr add 10.20.0.2/24 dev y
-		addr add fd20::2/64 dev y nodad
-		route add 10.10.0.0/24 via 10.20.0.1
-		route add fd10::/64 via fd20::1
-		EOF
-		rns "$rt" busybox sh -c "
-			echo 1 >/proc/sys/net/ipv4/ip_forward
-			echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
-			nft -f $BATS_TEST_TMPDIR/ct.nft"
+		rtc_mini_router "$rt"
 		rns "$client" busybox sh -c "
 			busybox ping -4 -q -A -c 3 10.20.0.2 &&
 			busybox ping -6 -q -A -c 3 fd20::2" >/dev/null
@@ -650,6 +669,222 @@ many_flows() {
 	done
 	rwait 10 dev_gone "$cpid" x
 	no_refcount_wait
+}
+
+@test "netns teardown while traffic and reclaim run, cached routes to destinations that became unreachable: ${RTC_TEARDOWN_LOOPS:-20} times" {
+	# Each round: a router netns with conntrack, a short UDP timeout (the
+	# reclaim worker unlinks entries all the time) and the client sending
+	# new and long-lived flows to a routed address, a connected one and two
+	# never routed ones (rtc_flows.pl). The routed address's route is then
+	# deleted: its established flow now gets IPv6's ip6_null_entry, which
+	# the cache records (held) for it. The netns is deleted with all that
+	# running. Entries unlinked late free their routes in RCU callbacks;
+	# ip6_null_entry goes with the netns's IPv6 routing state, so the
+	# module waits for them (exit_batch: rcu_barrier). The suite's kernel-
+	# log gate (KFENCE on 6.12, slub_debug on the first kernel) and the
+	# refcount check below fail on a use after free or a leaked route.
+	local i rt apid cpid spid loops=${RTC_TEARDOWN_LOOPS:-20} st=$BATS_TEST_TMPDIR/st
+	rns_bg "$client" busybox sleep 1000000 &
+	cpid=$!
+	rns_bg "$server" busybox sleep 1000000 &
+	spid=$!
+	BG_PIDS+=" $cpid $spid"
+	ip -n "$server" -6 addr add fd40::1/128 dev lo nodad
+	RTC_UNDO='ip -n "$server" -6 addr del fd40::1/128 dev lo'
+	# traffic for the whole test; sends fail while a round's links are missing
+	rns_bg "$client" perl "$BATS_TEST_DIRNAME/rtc_flows.pl" 2 \
+		10.20.0.2 fd20::2 fd40::1 10.30.0.1 fd30::1 &
+	BG_PIDS+=" $!"
+	for ((i = 0; i < loops; i++)); do
+		rt=rtc-td-$i
+		ip netns add "$rt"
+		echo "$rt" >>"$(_ns_list)"
+		rwait 10 dev_gone "$cpid" x
+		rwait 10 dev_gone "$spid" y
+		rtc_mini_router "$rt" "route add fd40::/64 via fd20::2" \
+			"$(printf 'route add %s via 10.10.0.1\n' 10.30.0.0/24
+			   printf 'route add %s via fd10::1\n' fd30::/64 fd40::/64)" \
+			"echo 2 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout"
+		rns_bg "$rt" busybox sleep 1000000 &
+		apid=$!
+		# cached flows to every routed destination, then the route to
+		# fd40::1 goes: its long-lived flow is recorded with the null route
+		rwait 60 rtc_file_ge "/proc/$apid/net/stat/nf_conntrack_rtcache" entries 6
+		cp "/proc/$apid/net/stat/nf_conntrack_rtcache" "$st"
+		ip -n "$rt" -6 route del fd40::/64
+		rwait 60 rtc_file_gt "/proc/$apid/net/stat/nf_conntrack_rtcache" stale \
+			"$(rtc_file_stat "$st" stale)"
+		kill "$apid"
+		wait "$apid" 2>/dev/null || true
+		ip netns del "$rt"
+	done
+	rwait 10 dev_gone "$cpid" x
+	no_refcount_wait
+}
+
+@test "a sender changing DSCP on every packet: recorded again at most 8 times a second per direction, every packet delivered" {
+	# Every packet has other routing inputs, so each is a miss; recording
+	# each would cost an allocation, a replace and an RCU callback per
+	# packet. Past the 8th record in a second the packet is routed as
+	# without the cache (churn_limited) and the entry stays.
+	local f n=300 t0 secs ins
+	for f in 4 6; do
+		fam $f
+		rtc_base
+		t0=$EPOCHREALTIME
+		rns "$client" perl -MSocket=:all -e '
+			my ($fam, $src, $sport, $dst, $n) = @ARGV;
+			my $v6 = $fam == 6;
+			socket(my $s, $v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0) or die "socket: $!";
+			my $bind = $v6 ? pack_sockaddr_in6($sport, inet_pton(AF_INET6, $src))
+				       : pack_sockaddr_in($sport, inet_pton(AF_INET, $src));
+			my $to = $v6 ? pack_sockaddr_in6(5000, inet_pton(AF_INET6, $dst))
+				     : pack_sockaddr_in(5000, inet_pton(AF_INET, $dst));
+			bind($s, $bind) or die "bind: $!";
+			for my $i (0 .. $n - 1) {
+				my $tos = ($i % 63 + 1) << 2;	# DSCP 1..63, never two alike in a row
+				if ($v6) { setsockopt($s, IPPROTO_IPV6, 67, $tos) or die "IPV6_TCLASS: $!" }
+				else { setsockopt($s, IPPROTO_IP, IP_TOS, $tos) or die "IP_TOS: $!" }
+				send($s, "d" x 32, 0, $to) or die "send: $!";
+			}' $f $CLI 4300 $SRV $n
+		rwait 30 eval '[ "$(srv_count s0v$f)" -ge $n ]'
+		secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 1 }')
+		ins=$(rtc_d inserts)
+		echo "IPv$f: $n packets in <= $secs s: $(rtc_stats)" >&2
+		expect "IPv$f received" "$(srv_count s0v$f)" -eq $n
+		# packet 1 has no confirmed connection; every other one misses
+		# (a DSCP value comes round again only 63 packets later)
+		expect "IPv$f misses + hits" "$(($(rtc_d misses) + $(rtc_d hits)))" -eq $((n - 1))
+		expect "IPv$f records + limited" "$((ins + $(rtc_d churn_limited)))" -eq "$(rtc_d misses)"
+		# at most 8 per started second (the window runs from its first record)
+		expect "IPv$f records" "$ins" -le $((8 * (secs + 1)))
+	done
+}
+
+# ecmp_on : both paths as equal-cost next hops, L4 hash, long UDP timeout
+# (RTC_UNDO restores); static neighbours for both gateways.
+ecmp_on() {
+	local udp_to s0 s1
+	udp_to=$(rns "$router" busybox cat /proc/sys/net/netfilter/nf_conntrack_udp_timeout)
+	s0=$(mac "$server" s0) s1=$(mac "$server" s1)
+	RTC_UNDO='rtc_routes; ip -n "$router" neigh del 10.0.2.2 dev r1; ip -n "$router" neigh del 10.0.4.2 dev r3
+		rns "$router" busybox sh -c "echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy; echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy; echo 0 >/proc/sys/net/ipv4/fib_multipath_use_neigh; echo '"$udp_to"' >/proc/sys/net/netfilter/nf_conntrack_udp_timeout"'
+	rns "$router" busybox sh -c '
+		echo 600 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout
+		echo 1 >/proc/sys/net/ipv4/fib_multipath_hash_policy
+		echo 1 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	ip -n "$router" -batch - <<-EOF
+	neigh replace 10.0.2.2 lladdr $s0 dev r1 nud permanent
+	neigh replace 10.0.4.2 lladdr $s1 dev r3 nud permanent
+	route replace 10.0.9.9/32 nexthop via 10.0.2.2 nexthop via 10.0.4.2
+	route replace fd00:9::9/128 nexthop via fd00:2::2 nexthop via fd00:4::2
+	EOF
+}
+
+# fib_nh SPORT : the router's IPv4 next hop for the client's flow from SPORT.
+fib_nh() {
+	ip -n "$router" -4 route get 10.0.9.9 from 10.0.1.2 iif r0 ipproto udp \
+		sport "$1" dport 5000 | sed -n 's/.* via \([^ ]*\) .*/\1/p'
+}
+
+@test "ECMP: a multipath hash policy change re-decides cached flows (they follow the FIB's new choice)" {
+	ecmp_on
+	local p f da db used_a=0 used_b=0 ports="4310 4311 4312 4313 4314 4315 4316 4317"
+	for p in $ports; do
+		for f in 4 6; do
+			fam $f
+			udp_send $CLI $p $SRV 5000 4
+		done
+		[ "$(fib_nh $p)" = 10.0.2.2 ] && used_a=1 || used_b=1
+	done
+	# 8 flows under the L4 hash did not all take one path (else the
+	# test proves nothing)
+	[ $used_a = 1 ] && [ $used_b = 1 ]
+	# L3 hash: one path for every flow between these addresses
+	rns "$router" busybox sh -c '
+		echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy
+		echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	rtc_base
+	for p in $ports; do
+		fam 4
+		da=$(srv_count s0v4) db=$(srv_count s1v4)
+		udp_send $CLI $p $SRV 5000 4
+		da=$(($(srv_count s0v4) - da)) db=$(($(srv_count s1v4) - db))
+		expect "sport $p: where the FIB sends it now ($(fib_nh $p)): A $da B $db" \
+			"$([ "$(fib_nh $p)" = 10.0.2.2 ] && echo $da || echo $db)" -eq 4
+		fam 6
+		udp_send $CLI $p $SRV 5000 4
+	done
+	# each flow of both families was routed again once, then cached again
+	# (IPv6: also because each udp_send is a new socket with another flow
+	# label; IPv4 flows miss only because the cache saw the change)
+	expect misses "$(rtc_d misses)" -eq 16
+	expect hits "$(rtc_d hits)" -eq 48
+}
+
+@test "ECMP with fib_multipath_use_neigh: a gateway whose neighbour failed gets no cached flow" {
+	ecmp_on
+	rns "$router" busybox sh -c 'echo 1 >/proc/sys/net/ipv4/fib_multipath_use_neigh'
+	local p da db used_a=0 ports="4320 4321 4322 4323 4324 4325 4326 4327"
+	for p in $ports; do
+		da=$(srv_count s0v4)
+		udp_send 10.0.1.2 $p 10.0.9.9 5000 4
+		[ "$(srv_count s0v4)" = "$da" ] || used_a=1
+	done
+	[ $used_a = 1 ]	# some flows are cached on path A
+	# the gateway of path A fails: the kernel chooses path B for all
+	ip -n "$router" neigh replace 10.0.2.2 dev r1 nud failed
+	rtc_base
+	for p in $ports; do
+		udp_send 10.0.1.2 $p 10.0.9.9 5000 4
+	done
+	expect "path A after its neighbour failed" "$(srv_count s0v4)" -eq 0
+	expect "path B" "$(srv_count s1v4)" -eq 32
+	expect hits "$(rtc_d hits)" -ge 16
+}
+
+@test "entries are charged to the memory cgroup of the process that created the netns" {
+	# The entries are allocated in softirq context, where no process's
+	# cgroup applies; the module charges them to the cgroup of the netns's
+	# creator. Flows through a router netns created from a fresh cgroup
+	# must raise that cgroup's slab by at least the entries' size.
+	local cg=/sys/fs/cgroup cpid spid apid rt=rtc-memcg-$$ n=200 e base
+	if [ ! -e $cg/cgroup.controllers ]; then
+		mount -t cgroup2 none $cg
+		RTC_UNDO="umount $cg"
+	fi
+	grep -qw memory $cg/cgroup.controllers
+	grep -qw memory $cg/cgroup.subtree_control || echo +memory >$cg/cgroup.subtree_control
+	cg=$cg/rtc-$$
+	mkdir $cg
+	RTC_UNDO="ip netns del $rt; rmdir $cg; ${RTC_UNDO:-}"
+	rns_bg "$client" busybox sleep 1000000 &
+	cpid=$!
+	rns_bg "$server" busybox sleep 1000000 &
+	spid=$!
+	BG_PIDS+=" $cpid $spid"
+	rwait 10 dev_gone "$cpid" x
+	rwait 10 dev_gone "$spid" y
+	# the netns is created by a process in the new cgroup
+	bash -c "echo \$\$ >$cg/cgroup.procs && exec ip netns add $rt"
+	echo "$rt" >>"$(_ns_list)"
+	rtc_mini_router "$rt"
+	rns_bg "$rt" busybox sleep 1000000 &
+	apid=$!
+	BG_PIDS+=" $apid"
+	rwait 30 eval "grep -q '^slab_unreclaimable ' $cg/memory.stat"
+	base=$(awk '$1 == "slab_unreclaimable" { print $2 }' $cg/memory.stat)
+	rns "$client" bash -c "for ((i = 0; i < $n; i++)); do
+		exec 5>/dev/udp/10.20.0.2/5000; echo x >&5; echo x >&5; exec 5>&-
+	done"
+	e=$(rtc_file_stat "/proc/$apid/net/stat/nf_conntrack_rtcache" entries)
+	expect entries "$e" -ge $((n * 9 / 10))
+	# memcg statistics are flushed in batches: wait for them
+	if ! rwait 30 eval "[ \$(awk '\$1 == \"slab_unreclaimable\" { print \$2 }' $cg/memory.stat) -ge $((base + e * 256)) ]"; then
+		echo "slab_unreclaimable: $base before, now: $(grep slab $cg/memory.stat | xargs), $e entries" >&2
+		false
+	fi
+	kill "$apid"
 }
 
 @test "-m rtcache counters match cached packets only (iptables-legacy, ip6tables-nft)" {

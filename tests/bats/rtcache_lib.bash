@@ -165,7 +165,7 @@ rtc_stat() {
 	rtc_file_stat "/proc/$RPID/net/stat/nf_conntrack_rtcache" "$1"
 }
 
-RTC_COLS="entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed"
+RTC_COLS="entries hits misses inserts stale flushes reclaimed wrong_iif insert_failed churn_limited"
 
 # rtc_base : remember the router and server counters; rtc_d COLUMN and
 # srv_count NAME give the increase.
@@ -259,4 +259,51 @@ no_refcount_wait() {
 		dmesg | grep "waiting for .* to become free" | head -3 >&2
 		return 1
 	fi
+}
+
+# rtc_file_ge FILE COLUMN N / rtc_file_gt FILE COLUMN N : a column of a stat
+# file compared with N.
+rtc_file_ge() { [ "$(rtc_file_stat "$1" "$2")" -ge "$3" ]; }
+rtc_file_gt() { [ "$(rtc_file_stat "$1" "$2")" -gt "$3" ]; }
+
+# rtc_mini_router RT [RT_LINES [CLIENT_LINES [RT_SH]]] : netns RT (made by
+# the caller) becomes a second router between the client (ra - x:
+# 10.10.0.0/24, fd10::/64) and the server (rb - y: 10.20.0.0/24,
+# fd20::/64), forwarding with conntrack; the client's and server's previous
+# x/y must be gone. RT_LINES and CLIENT_LINES: more `ip -batch` lines for
+# the router and the client, RT_SH: a shell command run in RT at the end.
+rtc_mini_router() {
+	local rt=$1
+	ip -n "$rt" -batch - <<-EOF
+	link set lo up
+	link add name ra type veth peer name x netns $client
+	link add name rb type veth peer name y netns $server
+	link set dev ra up
+	link set dev rb up
+	addr add 10.10.0.1/24 dev ra
+	addr add fd10::1/64 dev ra nodad
+	addr add 10.20.0.1/24 dev rb
+	addr add fd20::1/64 dev rb nodad
+	${2:-}
+	EOF
+	ip -n "$client" -batch - <<-EOF
+	link set dev x up
+	addr add 10.10.0.2/24 dev x
+	addr add fd10::2/64 dev x nodad
+	route add 10.20.0.0/24 via 10.10.0.1
+	route add fd20::/64 via fd10::1
+	${3:-}
+	EOF
+	ip -n "$server" -batch - <<-EOF
+	link set dev y up
+	addr add 10.20.0.2/24 dev y
+	addr add fd20::2/64 dev y nodad
+	route add 10.10.0.0/24 via 10.20.0.1
+	route add fd10::/64 via fd20::1
+	EOF
+	rns "$rt" busybox sh -c '
+		echo 1 >/proc/sys/net/ipv4/ip_forward
+		echo 1 >/proc/sys/net/ipv6/conf/all/forwarding
+		nft "table inet t { chain f { type filter hook forward priority 0; ct state new counter; }; }" &&
+		eval "$1"' sh "${4:-}"
 }
