@@ -16,6 +16,7 @@
 //
 // The run is reproducible from its seed as far as one thread's choices go
 // (threads and packets interleave as they will): STRESS_SEED=N.
+#include <arpa/inet.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -59,6 +60,9 @@ struct Config {
 	bool role_unpriv = false;
 	unsigned idents = 64;
 	std::string expect_dir;
+	// prefixes no hook may overlap (the topology, neighbour discovery,
+	// the addresses only the test's own rules translate)
+	std::vector<std::pair<Pfx, unsigned>> avoid;
 };
 Config g_cfg;
 
@@ -89,6 +93,21 @@ Pfx masked(Pfx p, unsigned len)
 	for (unsigned bit = len; bit < 128; bit++)
 		p[bit / 8] &= std::uint8_t(~(0x80 >> (bit % 8)));
 	return p;
+}
+
+// Whether A/LA and B/LB have addresses in common (one contains the other).
+bool overlaps(const Pfx &a, unsigned la, const Pfx &b, unsigned lb)
+{
+	const unsigned l = std::min(la, lb);
+	return masked(a, l) == masked(b, l);
+}
+
+bool avoided(const Pfx &p, unsigned len)
+{
+	for (const auto &[q, l] : g_cfg.avoid)
+		if (overlaps(p, len, q, l))
+			return true;
+	return false;
 }
 
 // SIR prefix of the traffic, locator prefix, other addresses of the topology
@@ -236,13 +255,28 @@ HookOp random_hook_op(Rng &rng, const Pools &pool)
 	}
 	if (!rng.chance(2))
 		op.pfx_len = std::uint8_t(rng.chance(70) ? 64 : rng.range(1, 64));
-	const unsigned len = op.pfx_len.value_or(64);
-	auto pick_pfx = [&] {
+	// a prefix (with host bits now and then) that overlaps no --avoid
+	// prefix; a short length may have none: then /64
+	auto pick_pfx = [&](unsigned len) -> std::optional<Pfx> {
 		Pfx p = rng.pick(std::vector<Pfx>{kSir, kLoc, kNet2, pfx_of(rng.next(), rng.next())});
+		for (int i = 0; i < 100 && avoided(p, len); i++)
+			p = pfx_of(rng.next(), rng.next());
+		if (avoided(p, len))
+			return std::nullopt;
 		return rng.chance(5) ? p : masked(p, len);
 	};
-	if (!rng.chance(2))
-		op.src = pick_pfx();
+	const bool want_src = !rng.chance(2), want_dst = !rng.chance(3);
+	std::optional<Pfx> src, dst;
+	for (unsigned len = op.pfx_len.value_or(64);; len = 64) {
+		src = pick_pfx(len);
+		dst = pick_pfx(len);
+		if (src && dst)
+			break;
+		if (op.pfx_len)
+			op.pfx_len = 64;
+	}
+	if (want_src)
+		op.src = src;
 	if (rng.chance(50)) {
 		op.map = pick_name(rng, *pool.maps);
 		op.miss_drop = rng.chance(25);
@@ -250,12 +284,12 @@ HookOp random_hook_op(Rng &rng, const Pools &pool)
 		if (rng.chance(30))
 			op.dir = std::uint8_t(rng.below(2));
 		if (rng.chance(3))
-			op.dst = pick_pfx();
+			op.dst = dst;
 		if (rng.chance(3))
 			op.csum = std::uint8_t(rng.below(ILA_MAP_CSUM_MAX + 1));
 	} else {
-		if (!rng.chance(3))
-			op.dst = pick_pfx();
+		if (want_dst)
+			op.dst = dst;
 		if (rng.chance(70))
 			op.csum = std::uint8_t(rng.below(ILA_MAP_CSUM_MAX + 1));
 		if (rng.chance(20))
@@ -1543,6 +1577,7 @@ void usage()
 		"usage: ila_stress [--seed N] [--secs S] [--name NAME] [--threads N] [--unpriv-threads N]\n"
 		"                  [--no-model] [--no-listener] [--role admin|unpriv] [--idents N]\n"
 		"                  [--expect NAME=old|new|either,...] [--known-bugs NAME,...] [--expect-out DIR]\n"
+		"                  [--avoid PREFIX/LEN,...]   (no hook prefix overlaps these)\n"
 		"       ila_stress --traffic ...        (a packet generator; --traffic --help)\n"
 		"       ila_stress --table              (the errno table)\n"
 		"TEST TOOL: random valid and malformed ILA_MAP / ILA_HOOK requests in the current netns,\n"
@@ -1634,6 +1669,28 @@ int main_stress(int argc, char **argv)
 			expect_spec = val();
 		else if (a == "--known-bugs")
 			bugs_spec = val();
+		else if (a == "--avoid") {
+			std::string list = val();
+			for (std::size_t pos = 0; pos < list.size();) {
+				std::size_t end = std::min(list.find(',', pos), list.size());
+				std::string item = list.substr(pos, end - pos);
+				pos = end + 1;
+				std::size_t slash = item.find('/');
+				Pfx p{};
+				std::uint64_t l = 0;
+				if (slash == std::string::npos ||
+				    inet_pton(AF_INET6, item.substr(0, slash).c_str(), p.data()) != 1 ||
+				    !parse_uint(item.substr(slash + 1).c_str(), l) || l > 128) {
+					std::fprintf(stderr, "ila_stress: --avoid: \"%s\" is not PREFIX/LEN\n", item.c_str());
+					return 2;
+				}
+				g_cfg.avoid.emplace_back(masked(p, unsigned(l)), unsigned(l));
+			}
+			if (avoided(kSir, 64)) {
+				std::fprintf(stderr, "ila_stress: --avoid must leave 2001:db8:0:3::/64 to the hooks\n");
+				return 2;
+			}
+		}
 		else if (a == "--expect-out")
 			g_cfg.expect_dir = val();
 		else if (a == "--table") {
@@ -1707,11 +1764,20 @@ int main_stress(int argc, char **argv)
 	while (std::chrono::steady_clock::now() < end)
 		std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	g_stop = true;
+	const auto t0 = std::chrono::steady_clock::now();
+	auto since = [&] {
+		return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+					      std::chrono::steady_clock::now() - t0)
+					      .count()) +
+		       " ms";
+	};
 	for (auto &t : others)
 		t.join();
+	g_report.note("main", "T threads stopped after " + since());
 	g_others_done = true;
 	if (model_thread.joinable())
 		model_thread.join();
+	g_report.note("main", "T model done after " + since());
 
 	std::printf("%s: %s", g_cfg.name.c_str(), g_report.summary().c_str());
 	std::printf("%s: behaviours seen: %s\n", g_cfg.name.c_str(), knob_summary().c_str());

@@ -22,6 +22,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine.h"
 
@@ -31,8 +32,8 @@ namespace {
 
 void traffic_usage()
 {
-	std::puts("usage: ila_stress --traffic --sir PREFIX:: --server ADDR [--src ADDR] [--secs S] [--seed N]\n"
-		  "                  [--idents N] [--pps N]\n"
+	std::puts("usage: ila_stress --traffic --sir PREFIX:: [--sir PREFIX::]... --server ADDR [--src ADDR]\n"
+		  "                  [--secs S] [--seed N] [--idents N] [--pps N]\n"
 		  "Sends UDP, TCP SYNs and ICMPv6 errors to PREFIX::IDENT (IDENT 1..N, or random) and to ADDR.");
 }
 
@@ -48,7 +49,8 @@ in6_addr addr_with(const in6_addr &pfx, std::uint64_t ident)
 
 int run_traffic(int argc, char **argv)
 {
-	std::string sir_s, server_s, src_s = "::";
+	std::vector<std::string> sir_s;
+	std::string server_s, src_s = "::";
 	std::uint64_t seed = 0, secs = 30, idents = 64, pps = 2000;
 	if (const char *s = std::getenv("STRESS_SEED"))
 		seed = std::strtoull(s, nullptr, 0);
@@ -64,7 +66,7 @@ int run_traffic(int argc, char **argv)
 		}
 		const char *v = argv[++i];
 		if (a == "--sir")
-			sir_s = v;
+			sir_s.push_back(v);
 		else if (a == "--server")
 			server_s = v;
 		else if (a == "--src")
@@ -82,15 +84,23 @@ int run_traffic(int argc, char **argv)
 			return 2;
 		}
 	}
-	in6_addr sir{}, server{}, src{};
-	if (inet_pton(AF_INET6, sir_s.c_str(), &sir) != 1 || inet_pton(AF_INET6, server_s.c_str(), &server) != 1 ||
+	std::vector<in6_addr> sirs;
+	in6_addr server{}, src{};
+	for (const auto &x : sir_s) {
+		in6_addr a{};
+		if (inet_pton(AF_INET6, x.c_str(), &a) != 1)
+			sirs.clear();
+		else
+			sirs.push_back(a);
+	}
+	if (sirs.empty() || sirs.size() != sir_s.size() || inet_pton(AF_INET6, server_s.c_str(), &server) != 1 ||
 	    inet_pton(AF_INET6, src_s.c_str(), &src) != 1) {
 		std::fprintf(stderr, "ila_stress --traffic: --sir, --server and --src need IPv6 addresses\n");
 		return 2;
 	}
 	Rng rng(seed_for(seed, "traffic"));
-	std::printf("traffic: seed %llu, %llu s, to %s::1..%llu\n", (unsigned long long)seed,
-		    (unsigned long long)secs, sir_s.c_str(), (unsigned long long)idents);
+	std::printf("traffic: seed %llu, %llu s, to %zu prefixes, identifiers 1..%llu\n", (unsigned long long)seed,
+		    (unsigned long long)secs, sirs.size(), (unsigned long long)idents);
 	std::fflush(stdout);
 
 	int udp = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -112,6 +122,7 @@ int run_traffic(int argc, char **argv)
 			std::this_thread::sleep_for(pause);
 		const std::uint64_t ident =
 			rng.chance(85) ? std::uint64_t(rng.range(1, std::int64_t(idents))) : rng.next();
+		const in6_addr &sir = sirs[rng.below(sirs.size())];
 		sockaddr_in6 to{};
 		to.sin6_family = AF_INET6;
 		to.sin6_addr = addr_with(sir, ident);
