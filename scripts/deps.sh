@@ -23,7 +23,7 @@ PKGS=(
 	# host tests (bats) and the tools used inside the VM by the suites,
 	# demo and benchmarks
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
-	ethtool procps util-linux mount jq ncurses-bin
+	ethtool procps util-linux mount jq ncurses-bin time
 	# packages (make deb) and their test (tests/package/run, base-root)
 	debhelper dh-dkms dkms lintian fakeroot file debootstrap
 )
