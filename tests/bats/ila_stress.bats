@@ -23,13 +23,13 @@
 # The generators' hooks never overlap the topology, neighbour discovery or
 # the fixed map's addresses (--avoid), so the fixed rule's traffic is
 # counted whatever they do. STRESS_SEED=N replays a run (every generator
-# derives its threads' seeds from it), STRESS_SECS its length (default 45;
+# derives its threads' seeds from it), STRESS_SECS its length (default 60;
 # make stress: 600). STRESS_EXPECT / STRESS_KNOWN_BUGS: see ila_stress --help.
 
 load helpers
 
 # Our modules, in unload order (users first); loaded in the reverse order.
-STRESS_MODULES="xt_ILA nf_ila_hook nf_ila_map"
+STRESS_MODULES="xt_ILA nf_ila"
 
 AVOID=fd00:1::/64,fd00:2::/64,fe80::/10,ff00::/8,2001:db8:0:4::/64,3333:0:0:4::/64
 GATE_RE='BUG:|BUG [^ ]+ \((Not tainted|Tainted)|WARNING:|Oops|general protection|refcount_t:|waiting for .* to become free|UBSAN:|kernel BUG at'
@@ -102,7 +102,7 @@ toggle_rules() {
 setup_file() {
 	local m i
 	export STRESS_SEED=${STRESS_SEED:-$(($(od -An -N4 -tu4 /dev/urandom) % 1000000000))}
-	export STRESS_SECS=${STRESS_SECS:-45}
+	export STRESS_SECS=${STRESS_SECS:-60}
 	export STRESS_BIN=$PROJECT_ROOT/build/tests/ila_stress
 	[ -x "$STRESS_BIN" ] || { echo "$STRESS_BIN not built (make check builds it)"; return 1; }
 	echo "# ila_stress: seed $STRESS_SEED, $STRESS_SECS s ($(seed_hint))" >&3

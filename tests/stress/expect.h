@@ -141,7 +141,7 @@ std::string knob_summary();
 // STRESS_KNOWN_BUGS), so that a run can look for others while one is being
 // fixed. Empty by default: every bug fails the run.
 enum class Bug : std::uint8_t {
-	// nf_ila_hook checks hook names with the kernel's isalnum(), which
+	// nf_ila (ila_hook.c) checks hook names with the kernel's isalnum(), which
 	// takes Latin-1 letters (0xc0-0xff but 0xd7, 0xf7): names outside
 	// the documented [A-Za-z0-9_.-] are accepted
 	HookNameLatin1,
