@@ -82,6 +82,19 @@ in_userns() {
 	snapshot "$1"
 }
 
+# stuck_report : where every ila_stress, ilactl and ip6tables process is
+# (state, kernel wait channel and stack), for a run that does not end
+stuck_report() {
+	local p t
+	for p in $(pgrep -x 'ila_stress|ilactl|ip6tables.*|xtables.*|bash'); do
+		echo "# pid $p: $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-120)"
+		echo "#   state $(awk '/^State:/ {print $2}' /proc/$p/status 2>/dev/null) wchan $(cat /proc/$p/wchan 2>/dev/null)"
+		for t in /proc/$p/task/*; do
+			sed "s|^|#   ${t##*/}: |" "$t/stack" 2>/dev/null | head -n 12
+		done
+	done
+}
+
 # toggle_rules : -j ILA --map c2 / c3 rules (both backends) added and
 # removed in the router while the generators create and destroy the maps
 toggle_rules() {
@@ -159,7 +172,12 @@ setup_file() {
 		bash -c "$(declare -f in_userns snapshot); in_userns $D/userns"
 	# every generator and the traffic end by themselves
 	for i in traffic router nobody client spare userns-shell; do
-		wait_until $((STRESS_SECS * 3 + 400)) test -e "$D/$i.rc" || true
+		if wait_until $((STRESS_SECS * 3 + 400)) test -e "$D/$i.rc"; then
+			echo "# T $SECONDS $i exited $(cat "$D/$i.rc")" >&3
+		else
+			echo "# T $SECONDS $i still running:" >&3
+			stuck_report >&3
+		fi
 	done
 	touch "$D/stop"
 	echo "# T $SECONDS generators done" >&3
