@@ -36,7 +36,7 @@ Q := $(if $(filter 1,$(V)),,@)
 # every installed kernel that has both headers and an image (the test matrix).
 INSTALLED_KERNELS := $(foreach r,$(patsubst /lib/modules/%/build/Makefile,%,\
 	$(wildcard /lib/modules/*/build/Makefile)),$(if $(wildcard /boot/vmlinuz-$(r)),$(r)))
-ifneq ($(filter check,$(MAKECMDGOALS)),)
+ifneq ($(filter check stress,$(MAKECMDGOALS)),)
 KERNELS ?= $(or $(INSTALLED_KERNELS),$(KERNELRELEASE_CONFIGURED))
 endif
 KERNELS ?= $(KERNELRELEASE_CONFIGURED)
@@ -72,6 +72,9 @@ TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 # the fuzz target's entry is linked into the unit tests (they replay it)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
+# the netlink stress generator of tests/bats/ila_stress.bats (built, not installed)
+STRESS_SRC := $(wildcard $(TOP)/tests/stress/*.cpp)
+STRESS_BIN := $(TOP)/build/tests/ila_stress
 
 .PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
         install install-modules install-userspace uninstall clean distclean help fuzz stress
@@ -126,7 +129,7 @@ help:
 # config.mk: autogen.sh (generates ./configure, checks autoconf, automake and
 # pkg-config) then ./configure (checks compilers, libraries, kernel headers).
 # Each names the Debian package that is missing; a failure stops make here.
-BOOTSTRAP_GOALS := check demo bench
+BOOTSTRAP_GOALS := check demo bench stress
 $(TOP)/config.mk: $(TOP)/configure.ac $(TOP)/config.mk.in
 	$(Q)if [ -n "$(filter $(BOOTSTRAP_GOALS),$(MAKECMDGOALS))" ]; then \
 	  $(TOP)/scripts/deps.sh $(if $(filter check,$(MAKECMDGOALS)),--kernels "$(TEST_KERNELS)") || \
@@ -201,8 +204,13 @@ $(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/us
 unit: $(UNIT_BIN)
 	$(Q)$(UNIT_BIN) $(if $(FILTER),--gtest_filter='$(FILTER)')
 
+$(STRESS_BIN): $(STRESS_SRC) $(wildcard $(TOP)/tests/stress/*.h) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS)
+	$(Q)mkdir -p $(@D) && echo "  CXX     ila_stress"
+	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(STRESS_SRC) \
+	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS) -pthread
+
 # make check [SUITE=ila] [FILTER=regex] [KERNELS=...]
-check: all $(UNIT_BIN)
+check: all $(UNIT_BIN) $(STRESS_BIN)
 	$(Q)$(TOP)/tests/run-check --kernels "$(KERNELS)" $(if $(SUITE),--suite '$(SUITE)') $(if $(FILTER),--filter '$(FILTER)')
 
 # make fuzz [FUZZ_SECS=60]: the netlink reply parser under libFuzzer with
@@ -219,6 +227,12 @@ $(FUZZ_BIN): $(TOP)/tests/fuzz/reply_fuzz.cpp $(ULIB_SRC) $(wildcard $(TOP)/user
 fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(TOP)/build/fuzz/corpus
 	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(TOP)/build/fuzz/corpus
+
+# make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/bats/ila_stress.bats
+# for STRESS_SECS seconds on each kernel, every slab cache under slub_debug
+STRESS_SECS ?= 600
+stress: all $(STRESS_BIN)
+	$(Q)$(TOP)/tests/stress/run-stress --kernels "$(KERNELS)" --secs $(STRESS_SECS)
 
 demo: all
 	$(Q)$(TOP)/tests/vm/run --kernel $(firstword $(KERNELS)) -- $(TOP)/tests/demo.sh
@@ -251,7 +265,8 @@ uninstall:
 	  $(DESTDIR)$(mandir)/man8/nf-ila-rtcache.8 $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(TOOL_MANS)))
 
 clean:
-	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man
+	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man \
+	  $(TOP)/build/tests
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk
