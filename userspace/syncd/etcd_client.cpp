@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace syncd {
 
@@ -154,8 +155,9 @@ EtcdClient::EtcdClient(const Options &o) : timeout_(o.timeout), user_(o.user)
 	args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
 	args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 0);
 	args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+	// reconnect soon after an endpoint comes back (gRPC's
+	// MIN_RECONNECT_BACKOFF is the connect timeout: left at its default)
 	args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-	args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
 	args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
 	args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
 	// one connection per endpoint and client, not shared with other clients
@@ -216,7 +218,10 @@ template <class Call> void EtcdClient::with_retry(const std::string &op, Call &&
 	grpc::Status last;
 	std::string last_url;
 	bool reauthed = false;
-	for (std::size_t tries = 0; tries < eps_.size() + 1; tries++) {
+	const std::size_t max_tries = std::size_t(rounds_) * eps_.size() + 1;
+	for (std::size_t tries = 0; tries < max_tries; tries++) {
+		if (tries > 0 && tries % eps_.size() == 0 && tries + 1 < max_tries)
+			std::this_thread::sleep_for(std::chrono::milliseconds(500 * (tries / eps_.size())));
 		Ep &ep = eps_[cur_ % eps_.size()];
 		try {
 			bool need_token;

@@ -104,6 +104,11 @@ public:
 	std::unique_ptr<WatchStream> watch(const std::string &key, const std::string &end,
 					   std::int64_t start_rev);
 
+	// How many times a request goes round every endpoint (with a pause
+	// between rounds) before it fails; default 1 (the daemon has its own
+	// retry loop; the one-shot commands wait longer).
+	void set_rounds(int rounds) { rounds_ = rounds; }
+
 	// The endpoint requests go to now; next_endpoint() moves on.
 	const std::string &endpoint() const;
 	void next_endpoint();
@@ -127,6 +132,7 @@ private:
 	std::vector<Ep> eps_;
 	std::atomic<std::size_t> cur_{0};
 	double timeout_;
+	int rounds_ = 1;
 	std::string user_, password_;
 	std::mutex token_mu_;
 	std::string token_;

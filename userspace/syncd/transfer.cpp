@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "transfer.h"
 
+#include <atomic>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <map>
 #include <set>
 #include <vector>
@@ -34,6 +38,46 @@ template <class Fn> std::int64_t for_each_key(EtcdClient &etcd, const std::strin
 			return rev;
 		key = page.kvs.back().key + '\0';
 	}
+}
+
+// Transactions in flight at once: etcd commits concurrent proposals
+// together, so a bulk import is not one round trip per transaction.
+constexpr unsigned kImportWorkers = 4;
+
+// Writes BATCHES (one transaction each) from several threads; throws the
+// first EtcdError. Returns the newest revision written.
+std::int64_t write_parallel(EtcdClient &etcd, const std::vector<std::vector<std::pair<std::string, std::string>>> &batches)
+{
+	std::atomic<std::size_t> next{0};
+	std::atomic<std::int64_t> rev{0};
+	std::mutex err_mu;
+	std::optional<EtcdError> err;
+	auto worker = [&] {
+		for (;;) {
+			std::size_t i = next++;
+			if (i >= batches.size())
+				return;
+			try {
+				std::int64_t r = etcd.write_txn(batches[i], {});
+				for (std::int64_t cur = rev; r > cur && !rev.compare_exchange_weak(cur, r);)
+					;
+			} catch (const EtcdError &e) {
+				std::lock_guard lock(err_mu);
+				if (!err)
+					err = e;
+				next = batches.size();
+				return;
+			}
+		}
+	};
+	std::vector<std::thread> threads;
+	for (unsigned t = 0; t < std::min<std::size_t>(kImportWorkers, batches.size()); t++)
+		threads.emplace_back(worker);
+	for (auto &t : threads)
+		t.join();
+	if (err)
+		throw *err;
+	return rev;
 }
 
 } // namespace
@@ -79,25 +123,24 @@ int run_import(const Options &o, const std::string &text, const std::string &src
 		std::cerr << "ila-syncd: import: " << src << " has no map " << o.map << "\n";
 
 	EtcdClient etcd(o);
+	etcd.set_rounds(5);
 	std::size_t txns = 0, deleted = 0;
-	std::vector<std::pair<std::string, std::string>> batch;
+	std::int64_t revision = 0;
 	try {
+		std::vector<std::vector<std::pair<std::string, std::string>>> batches(1);
 		for (auto &kv : puts) {
-			batch.emplace_back(kv.first, kv.second);
-			if (batch.size() == o.txn_ops) {
-				etcd.write_txn(batch, {});
-				txns++;
-				batch.clear();
-			}
+			if (batches.back().size() == o.txn_ops)
+				batches.emplace_back();
+			batches.back().emplace_back(kv.first, kv.second);
 		}
-		if (!batch.empty()) {
-			etcd.write_txn(batch, {});
-			txns++;
-		}
+		if (batches.back().empty())
+			batches.pop_back();
+		revision = write_parallel(etcd, batches);
+		txns += batches.size();
 		if (o.prune) {
 			std::vector<std::string> dels;
 			auto flush = [&] {
-				etcd.write_txn({}, dels);
+				revision = std::max(revision, etcd.write_txn({}, dels));
 				txns++;
 				deleted += dels.size();
 				dels.clear();
@@ -124,13 +167,15 @@ int run_import(const Options &o, const std::string &text, const std::string &src
 	std::cerr << "ila-syncd: import: " << puts.size() << " keys of " << maps.size() << " map"
 		  << (maps.size() == 1 ? "" : "s") << " written under " << maps_key_prefix(o.prefix) << " in " << txns
 		  << " transactions" << (o.prune ? ", " + std::to_string(deleted) + " other keys deleted" : "")
-		  << (hooks ? ", " + std::to_string(hooks) + " hook lines skipped" : "") << "\n";
+		  << (hooks ? ", " + std::to_string(hooks) + " hook lines skipped" : "")
+		  << (revision ? ", revision " + std::to_string(revision) : "") << "\n";
 	return 0;
 }
 
 int run_export(const Options &o, std::ostream &out)
 {
 	EtcdClient etcd(o);
+	etcd.set_rounds(5);
 	const std::string base = maps_key_prefix(o.prefix);
 	const std::string from = o.map.empty() ? base : map_key_prefix(o.prefix, o.map);
 	std::string body, current;
