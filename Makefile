@@ -188,8 +188,8 @@ SYNCD_SRC      := $(filter-out $(SYNCD_MAINS),$(wildcard $(SYNCD_DIR)/*.cpp))
 SYNCD_OBJ      := $(patsubst $(SYNCD_DIR)/%.cpp,$(TOP)/build/syncd/%.o,$(SYNCD_SRC))
 SYNCD_BINS     := $(TOP)/build/bin/ila-syncd $(TOP)/build/bin/ila_syncd_bench
 SYNCD_CPPFLAGS := $(UCPPFLAGS) -I$(SYNCD_DIR) -I$(SYNCD_GEN) $(MNL_CFLAGS) $(GRPCPP_CFLAGS) \
-		  $(PROTOBUF_CFLAGS) $(SYSTEMD_CFLAGS)
-SYNCD_LIBS     := $(GRPCPP_LIBS) $(PROTOBUF_LIBS) $(SYSTEMD_LIBS) $(MNL_LIBS) -pthread
+		  $(PROTOBUF_CFLAGS)
+SYNCD_LIBS     := $(GRPCPP_LIBS) $(PROTOBUF_LIBS) $(MNL_LIBS) -pthread
 PROTOBUF_INCDIR := $(shell pkg-config --variable=includedir protobuf 2>/dev/null || echo /usr/include)
 
 tools: $(SYNCD_BINS)

@@ -25,9 +25,9 @@ PKGS=(
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
 	ethtool procps util-linux mount jq ncurses-bin
 	# ila-syncd: the etcd v3 client (gRPC stubs generated from etcd's
-	# .proto files and those they import), sd_notify/journal; etcd itself
+	# .proto files and those they import); etcd itself
 	# for the fleet suite and the bench, openssl for its certificates
-	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libsystemd-dev
+	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	golang-etcd-server-dev golang-github-gogo-protobuf-dev golang-github-grpc-ecosystem-grpc-gateway-dev
 	etcd-server etcd-client openssl
 	# packages (make deb) and their test (tests/package/run, base-root)

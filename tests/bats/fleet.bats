@@ -3,7 +3,7 @@
 # mode) and a forwarding node (cache mode) equal to a real 3-member etcd
 # cluster; traffic through them. Topology in tests/bats/fleet_helpers.bash:
 #
-#                      store netns: etcd members m1 m2 m3
+#              the VM's own netns: etcd members m1 m2 m3
 #              10.99.1.1 /      10.99.2.1 |      \ 10.99.3.1   (management veths)
 #   c1 ---- r1 (ila-syncd full)    r2 (ila-syncd full) ---- c2     f (ila-syncd cache)
 #            | \                  / |
@@ -31,12 +31,17 @@ teardown_file() {
 	unload_module nf_ila_map
 }
 
+setup() {
+	STAMP_T=$EPOCHREALTIME
+	TEST_T0=$EPOCHREALTIME
+}
+
 teardown() {
+	echo "# test time: $(awk -v a="$TEST_T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s" >&3
 	cleanup_all
 }
 
 @test "full mode: 100,000 mappings, both routers converge to exactly the store, sampled identifiers translated" {
-	stamp start
 	topo_routers
 	routers_translate
 	stamp topology
@@ -44,25 +49,22 @@ teardown() {
 	# half before the routers start (initial sync), half after (the watch)
 	head -n 50001 "$BATS_TEST_TMPDIR/100k" >"$BATS_TEST_TMPDIR/first"
 	tail -n 50000 "$BATS_TEST_TMPDIR/100k" >"$BATS_TEST_TMPDIR/second"
-	t0=$EPOCHREALTIME
-	in_ns "$store" ila-syncd import --endpoints http://127.0.0.1:23791,http://127.0.0.1:23792 --prefix /t1 \
+	ila-syncd import --endpoints http://127.0.0.1:23791,http://127.0.0.1:23792 --prefix /t1 \
 		--txn-ops 512 "$BATS_TEST_TMPDIR/first"
-	echo "# import of 50,000 mappings: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s" >&3
+	stamp "import of 50,000 mappings"
 	syncd_start "$r1" 1 /t1
 	syncd_start "$r2" 2 /t1
 	wait_until 120 syncd_at "$r1" 1
 	wait_until 120 syncd_at "$r2" 1
 	[ "$(syncd_field "$r1" entries)" -eq 50000 ]
-	t0=$EPOCHREALTIME
-	in_ns "$store" ila-syncd import --endpoints "http://127.0.0.1:23793" --prefix /t1 --txn-ops 512 \
+	stamp "initial sync of 50,000 on both routers"
+	ila-syncd import --endpoints "http://127.0.0.1:23793" --prefix /t1 --txn-ops 512 \
 		"$BATS_TEST_TMPDIR/second"
 	syncd_wait "$r1" "$r2"
-	echo "# 50,000 more through the watch: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s" >&3
-	stamp converged
+	stamp "50,000 more imported and applied through the watch"
 	map_equals_store "$r1" /t1
-	stamp compare1
 	map_equals_store "$r2" /t1 again
-	stamp compare2
+	stamp "both maps compared with the store"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/store")" -eq 100000 ]
 	[ "$(syncd_field "$r1" bad_keys)" -eq 0 ]
 	[ "$(syncd_field "$r2" errors)" -eq 0 ]
@@ -78,14 +80,14 @@ teardown() {
 		[ "$(tcp_ask "$c" "$(ident 99999)")" = s2 ]
 	done
 	stamp traffic
-	[ "$(in_ns "$r1" ilactl -j map stats hosts | jq .hits)" -ge 3 ]
-	[ "$(in_ns "$r2" ilactl -j map stats hosts | jq .misses)" -eq 0 ]
+	[ "$(ilactl -n "$r1" -j map stats hosts | jq .hits)" -ge 3 ]
+	[ "$(ilactl -n "$r2" -j map stats hosts | jq .misses)" -eq 0 ]
 }
 
 @test "moves under traffic: flows through both routers follow, no packet sees a missing entry" {
 	topo_routers
 	routers_translate
-	mapping_lines 200 | in_ns "$store" ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t2
+	mapping_lines 200 | ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t2
 	syncd_start "$r1" 1 /t2
 	syncd_start "$r2" 2 /t2
 	syncd_wait "$r1" "$r2"
@@ -133,8 +135,8 @@ teardown() {
 	grep -q ' 0% packet loss' "$BATS_TEST_TMPDIR/ping1"
 	grep -q ' 0% packet loss' "$BATS_TEST_TMPDIR/ping2"
 	# no packet found its identifier missing (the hook and the rule drop misses)
-	[ "$(in_ns "$r1" ilactl -j map stats hosts | jq .misses)" -eq 0 ]
-	[ "$(in_ns "$r2" ilactl -j map stats hosts | jq .misses)" -eq 0 ]
+	[ "$(ilactl -n "$r1" -j map stats hosts | jq .misses)" -eq 0 ]
+	[ "$(ilactl -n "$r2" -j map stats hosts | jq .misses)" -eq 0 ]
 	map_equals_store "$r1" /t2
 	map_equals_store "$r2" /t2 again
 	grep -c "^map add hosts .* $L3 " "$BATS_TEST_TMPDIR/store" | grep -qx 51
@@ -143,7 +145,7 @@ teardown() {
 @test "faults: the etcd leader killed mid-stream, a daemon killed during its initial sync; nothing lost" {
 	topo_routers
 	routers_translate
-	mapping_lines 20000 | in_ns "$store" ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t3 --txn-ops 500
+	mapping_lines 20000 | ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t3 --txn-ops 500
 	local leader
 	leader=$(etcd_leader)
 	# r1 watches through the leader
@@ -153,19 +155,19 @@ teardown() {
 	wait_until 120 sh -c "ilactl -n $r2 -j map list | jq -e '.[] | select(.name == \"hosts.sync\" and .entries > 0)'"
 	syncd_stop "$r2" KILL
 	# the live map never saw the half-loaded one
-	[ "$(in_ns "$r2" ilactl -j map stats hosts | jq .entries)" -eq 0 ]
-	in_ns "$r2" ilactl -j map list | jq -e '.[] | select(.name == "hosts.sync")'
+	[ "$(ilactl -n "$r2" -j map stats hosts | jq .entries)" -eq 0 ]
+	ilactl -n "$r2" -j map list | jq -e '.[] | select(.name == "hosts.sync")'
 	syncd_start "$r2" 2 /t3
 	syncd_wait "$r1" "$r2"
-	! in_ns "$r2" ilactl -j map list | jq -e '.[] | select(.name == "hosts.sync")'
+	! ilactl -n "$r2" -j map list | jq -e '.[] | select(.name == "hosts.sync")'
 	[ "$(syncd_field "$r1" endpoint)" = "http://10.99.1.1:2379$leader" ]
 	# writes keep coming (150 transactions) while the leader is killed
 	local rev0
 	rev0=$(store_revision)
-	mapping_lines 23000 | tail -n 3000 | in_ns "$store" ila-syncd import --prefix /t3 --txn-ops 20 \
+	mapping_lines 23000 | tail -n 3000 | ila-syncd import --prefix /t3 --txn-ops 20 \
 		--endpoints http://127.0.0.1:23791,http://127.0.0.1:23792,http://127.0.0.1:23793 &
 	local writer=$!
-	wait_until 60 sh -c "[ \$(ip netns exec $store etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 get / --limit 1 -w json | jq .header.revision) -ge $((rev0 + 20)) ]"
+	wait_until 60 sh -c "[ \$(etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 get / --limit 1 -w json | jq .header.revision) -ge $((rev0 + 20)) ]"
 	etcd_member_kill "$leader"
 	wait "$writer"
 	syncd_wait "$r1" "$r2"
@@ -182,7 +184,7 @@ teardown() {
 @test "faults: compaction while cut off or stopped, quorum loss: resync through a swap, no packet lost" {
 	topo_routers
 	routers_translate
-	mapping_lines 2000 | in_ns "$store" ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t4
+	mapping_lines 2000 | ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t4
 	syncd_start "$r1" 1 /t4
 	syncd_start "$r2" 2 /t4
 	syncd_wait "$r1" "$r2"
@@ -196,7 +198,7 @@ teardown() {
 	# r1 loses its management link (stale, keeps forwarding); r2's daemon stops
 	ip -n "$r1" link set m0 down
 	syncd_stop "$r2"
-	wait_until 60 sh -c "[ \"\$(ip netns exec $r1 ila-syncd status --map hosts -j | jq .stale)\" = true ]"
+	wait_until 60 syncd_stale "$r1"
 	# changes, then the history before them is compacted away
 	ectl put /t4/maps/hosts/"$(ident 11)" "$L3"
 	ectl del /t4/maps/hosts/"$(ident 12)"
@@ -213,17 +215,17 @@ teardown() {
 	wait "$p1" "$p2"
 	grep -q ' 0% packet loss' "$BATS_TEST_TMPDIR/ping1"
 	grep -q ' 0% packet loss' "$BATS_TEST_TMPDIR/ping2"
-	[ "$(in_ns "$r1" ilactl -j map stats hosts | jq .misses)" -eq 0 ]
+	[ "$(ilactl -n "$r1" -j map stats hosts | jq .misses)" -eq 0 ]
 
 	# quorum lost: the maps keep forwarding, the status says stale
 	etcd_member_kill 1
 	etcd_member_kill 2
-	wait_until 60 sh -c "[ \"\$(ip netns exec $r1 ila-syncd status --map hosts -j | jq .stale)\" = true ] &&
-		[ \"\$(ip netns exec $r2 ila-syncd status --map hosts -j | jq .stale)\" = true ]"
+	wait_until 60 syncd_stale "$r1"
+	wait_until 60 syncd_stale "$r2"
 	[ "$(tcp_ask "$c1" "$x")" = s1 ]
 	[ "$(tcp_ask "$c2" "$x")" = s1 ]
 	[ "$(syncd_field "$r2" entries)" -eq 2000 ]
-	in_ns "$r1" ila-syncd status | grep -q 'state .*(stale)'
+	ila-syncd status -n "$r1" | grep -q 'state .*(stale)'
 	# quorum back: the daemons resume
 	etcd_member_start 1
 	etcd_member_start 2
@@ -237,13 +239,13 @@ teardown() {
 
 @test "cache mode: a miss goes via the router and installs the entry; moves, idle eviction, a miss storm within size and rate" {
 	topo_cache
-	mapping_lines 10000 | in_ns "$store" ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t5 --txn-ops 500
-	in_ns "$r1" ilactl map create hosts
-	in_ns "$r1" ilactl hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
+	mapping_lines 10000 | ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /t5 --txn-ops 500
+	ilactl -n "$r1" map create hosts
+	ilactl -n "$r1" hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
 	syncd_start "$r1" 1 /t5
 	# the forwarding node: misses go on untranslated (to r1) and are notified
-	in_ns "$f" ilactl map create hosts max-entries 1000
-	in_ns "$f" ilactl hook add sir prerouting src-pfx $SIR::/64 map hosts miss notify
+	ilactl -n "$f" map create hosts max-entries 1000
+	ilactl -n "$f" hook add sir prerouting src-pfx $SIR::/64 map hosts miss notify
 	syncd_start "$f" 3 /t5 --mode cache --cache-size 50 --fetch-rate 20 --idle-timeout 6 --sweep-interval 0.5
 	syncd_wait "$r1" "$f"
 	[ "$(syncd_field "$f" entries)" -eq 0 ]
@@ -253,7 +255,7 @@ teardown() {
 	# the first packet of x: a miss at f, translated by r1
 	in_ns "$c" ping -q -c 1 -W 5 "$SIR::$x"
 	[ "$(entry_hits "$r1" "$x")" -eq 1 ]
-	wait_until 30 in_ns "$f" ilactl map get hosts "$x"
+	wait_until 30 ilactl -n "$f" map get hosts "$x"
 	[ "$(entry_locator "$f" "$x")" = "$L1" ]
 	# the next ones are translated at f: r1 does not see them as SIR
 	in_ns "$c" ping -q -c 3 -i 0.2 -W 5 "$SIR::$x"
@@ -264,7 +266,7 @@ teardown() {
 	local fetches
 	fetches=$(syncd_field "$f" cache.fetches)
 	in_ns "$c" ping -q -c 20 -i 0.01 -W 5 "$SIR::$y" || true
-	wait_until 30 in_ns "$f" ilactl map get hosts "$y"
+	wait_until 30 ilactl -n "$f" map get hosts "$y"
 	[ "$(syncd_field "$f" cache.fetches)" -eq $((fetches + 1)) ]
 	# a move in the store updates the cached entry (and r1's), x in use
 	in_ns "$c" ping -q -i 0.3 -W 5 "$SIR::$x" >/dev/null &
@@ -284,7 +286,7 @@ teardown() {
 	udp_storm "$c" 0 10000 &
 	local storm=$!
 	while kill -0 "$storm" 2>/dev/null; do
-		n=$(in_ns "$f" ilactl -j map stats hosts | jq .entries)
+		n=$(ilactl -n "$f" -j map stats hosts | jq .entries)
 		[ "$n" -le 50 ]
 		[ "$n" -gt "$max" ] && max=$n
 	done
@@ -297,20 +299,20 @@ teardown() {
 	[ "$n" -ge 1 ]
 	[ "$n" -le $((20 * secs + 20)) ]
 	[ "$(syncd_field "$f" cache.rate_limited)" -ge 1 ]
-	[ "$(in_ns "$f" ilactl -j map stats hosts | jq .entries)" -le 50 ]
+	[ "$(ilactl -n "$f" -j map stats hosts | jq .entries)" -le 50 ]
 	[ "$(syncd_field "$f" cache.evicted_size)" -ge 1 ]
 	[ "$(syncd_field "$f" errors)" -eq 0 ]
 	# what is cached is what the store says
-	in_ns "$f" ilactl save hosts | grep '^map add ' | LC_ALL=C sort >"$BATS_TEST_TMPDIR/cached"
+	ilactl -n "$f" save hosts | grep '^map add ' | LC_ALL=C sort >"$BATS_TEST_TMPDIR/cached"
 	store_lines /t5 >"$BATS_TEST_TMPDIR/store"
 	[ "$(LC_ALL=C comm -23 "$BATS_TEST_TMPDIR/cached" "$BATS_TEST_TMPDIR/store" | wc -l)" -eq 0 ]
 }
 
 @test "bad data in the store: malformed keys and values skipped, counted and logged; the rest applies" {
 	topo_routers
-	in_ns "$r1" ilactl map create hosts
+	ilactl -n "$r1" map create hosts
 	# r2's map can hold 4 entries: the fifth is the kernel's error, for that key only
-	in_ns "$r2" ilactl map create hosts max-entries 4
+	ilactl -n "$r2" map create hosts max-entries 4
 	local k=/t6/maps/hosts
 	ectl put $k/0:0:0:1 "$L1"
 	ectl put $k/0:0:0:2 "$L2 csum-mode neutral-map-auto"
@@ -349,7 +351,7 @@ teardown() {
 	syncd_wait "$r1"
 	[ "$(syncd_field "$r1" bad_keys)" -eq 9 ]
 	grep -q "skipping key $k/0:0:0:0d: " "$log"
-	! in_ns "$r1" ilactl map get hosts 0:0:0:b
+	! ilactl -n "$r1" map get hosts 0:0:0:b
 	[ "$(entry_locator "$r1" 0:0:0:e)" = "$L3" ]
 	[ "$(map_lines "$r1" | wc -l)" -eq 5 ]
 }
@@ -402,12 +404,12 @@ teardown() {
 		--progress-interval 0.5 -v >>"$BATS_TEST_TMPDIR/syncd-$r2.log" 2>&1 &
 	wait_until 60 syncd_at "$r2" 1
 	tctl "$d" --user root:rootpw put /t7/maps/hosts/0:0:0:4 "$L1" >/dev/null
-	wait_until 30 in_ns "$r2" ilactl map get hosts 0:0:0:4
+	wait_until 30 ilactl -n "$r2" map get hosts 0:0:0:4
 	[ "$(map_lines "$r2" | wc -l)" -eq 3 ]
 	# the user without permission on /t7/: refused, said in the status, map untouched
 	in_ns "$r1" ila-syncd ${tls/N/1} $cert --user other --password-file "$pw.other" --prefix /t7 --map hosts \
 		--progress-interval 0.5 >>"$BATS_TEST_TMPDIR/syncd-$r1.log" 2>&1 &
-	wait_until 60 sh -c "ip netns exec $r1 ila-syncd status --map hosts -j | jq -r .last_error | grep -q 'permission denied'"
+	wait_until 60 sh -c "ila-syncd status -n $r1 --map hosts -j | jq -r .last_error | grep -q 'permission denied'"
 	[ "$(syncd_field "$r1" stale)" = true ]
 	[ "$(map_lines "$r1" | wc -l)" -eq 2 ]
 	# a wrong password
@@ -426,17 +428,17 @@ teardown() {
 @test "operability: ilactl save into etcd and back, --once, --netns, status, config file, SIGHUP" {
 	topo_routers
 	# a map made by hand on r1 goes into the store with one command ...
-	in_ns "$r1" ilactl map create hosts
-	in_ns "$r1" ilactl map add hosts 0:0:0:5 3333:0:0:1
-	in_ns "$r1" ilactl map add hosts 0:0:0:6 3333:0:0:2 csum-mode neutral-map
-	ilactl -n "$r1" save hosts | ip netns exec "$store" ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /ila
+	ilactl -n "$r1" map create hosts
+	ilactl -n "$r1" map add hosts 0:0:0:5 3333:0:0:1
+	ilactl -n "$r1" map add hosts 0:0:0:6 3333:0:0:2 csum-mode neutral-map
+	ilactl -n "$r1" save hosts | ila-syncd import --endpoints http://127.0.0.1:23791 --prefix /ila
 	[ "$(ectl get /ila/maps/hosts/0:0:0:6 --print-value-only)" = "3333:0:0:2 csum-mode neutral-map" ]
 	# ... and comes back out of it with one command
-	ip netns exec "$store" ila-syncd export --endpoints http://127.0.0.1:23791 --prefix /ila | ilactl -n "$r2" restore -exist
+	ila-syncd export --endpoints http://127.0.0.1:23791 --prefix /ila | ilactl -n "$r2" restore -exist
 	[ "$(map_lines "$r2")" = "$(map_lines "$r1")" ]
 	# --prune: the store becomes the file
-	in_ns "$r1" ilactl map del hosts 0:0:0:5
-	ilactl -n "$r1" save hosts | ip netns exec "$store" ila-syncd import --endpoints http://127.0.0.1:23791 \
+	ilactl -n "$r1" map del hosts 0:0:0:5
+	ilactl -n "$r1" save hosts | ila-syncd import --endpoints http://127.0.0.1:23791 \
 		--prefix /ila --prune
 	[ "$(ectl get --prefix /ila/maps/hosts/ --keys-only | grep -c .)" -eq 1 ]
 	# --once: one sync, exit 0; usage errors exit 2 naming the option
@@ -451,20 +453,20 @@ teardown() {
 	[[ "$output" == *"PREFIX/maps/NAME/IDENTIFIER"* ]]
 	# --netns: etcd reached from the store's namespace, the map in r1's;
 	# status found there; a second daemon for the same map is refused
-	ip netns exec "$store" ila-syncd --endpoints http://127.0.0.1:23792 --prefix /ila --map hosts \
+	ila-syncd --endpoints http://127.0.0.1:23792 --prefix /ila --map hosts \
 		--netns "$r1" --progress-interval 0.5 >>"$BATS_TEST_TMPDIR/syncd-$r1.log" 2>&1 &
 	local nsd=$!
 	wait_until 60 syncd_at "$r1" 1
 	map_equals_store "$r1" /ila again
 	[ "$(ila-syncd status -n "$r1" --map hosts -j | jq -r .netns)" = "$r1" ]
-	! ip netns exec "$store" ila-syncd status
-	run ip netns exec "$store" ila-syncd --endpoints http://127.0.0.1:23792 --prefix /ila --map hosts --netns "$r1"
+	! ila-syncd status
+	run ila-syncd --endpoints http://127.0.0.1:23792 --prefix /ila --map hosts --netns "$r1"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"another ila-syncd keeps map hosts in this network namespace"* ]]
 	# status: text and JSON of every daemon of the namespace
-	in_ns "$r1" ila-syncd status | grep -q '^hosts: full mode, prefix /ila, netns '"$r1"
-	in_ns "$r1" ila-syncd status -j | jq -e 'length == 1 and .[0].map == "hosts" and .[0].schema == 1'
-	s=$(in_ns "$r1" ila-syncd status --map hosts -j)
+	ila-syncd status -n "$r1" | grep -q '^hosts: full mode, prefix /ila, netns '"$r1"
+	ila-syncd status -n "$r1" -j | jq -e 'length == 1 and .[0].map == "hosts" and .[0].schema == 1'
+	s=$(ila-syncd status -n "$r1" --map hosts -j)
 	for f in revision store_revision lag_revisions lag_seconds entries events_applied bad_keys errors \
 		full_syncs last_error stale state endpoint; do
 		jq -e "has(\"$f\")" <<<"$s"
@@ -482,7 +484,7 @@ prefix /ila
 map hosts
 mode full
 EOF2
-	in_ns "$r2" ilactl map flush hosts
+	ilactl -n "$r2" map flush hosts
 	in_ns "$r2" ila-syncd --config "$BATS_TEST_TMPDIR/hosts.conf" --once
 	map_equals_store "$r2" /ila again
 }

@@ -1,11 +1,11 @@
 # Helpers for tests/bats/fleet.bats (loaded after helpers.bash): a real etcd
-# cluster (Debian's etcd binary) in its own netns, ILA routers and a
-# forwarding node kept by ila-syncd, servers, clients.
+# cluster (Debian's etcd binary), ILA routers and a forwarding node kept by
+# ila-syncd, servers, clients.
 #
-#                      store netns: etcd members m1 m2 m3
-#                      client URLs 0.0.0.0:2379{1,2,3}, peers 127.0.0.1:2380{1,2,3}
-#              10.99.1.1 /      10.99.2.1 |      \ 10.99.3.1   (management veths)
-#              10.99.1.2 m0     10.99.2.2 m0      m0 10.99.3.2
+#              the VM's own netns: etcd members m1 m2 m3, client URLs
+#              0.0.0.0:2379{1,2,3}, peers 127.0.0.1:2380{1,2,3}
+#              10.99.1.1 /      10.99.2.1 |      \ 10.99.3.1   (management veths
+#              10.99.1.2 m0     10.99.2.2 m0      m0 10.99.3.2   fleet1..3 - m0)
 #   c1 ---- r1 (ila-syncd full)    r2 (ila-syncd full) ---- c2     f (ila-syncd cache)
 #            | \                  / |
 #            |  +------ s1 ------+  |       s1: locators L1, L3; s2: locator L2
@@ -16,6 +16,10 @@
 #   L2 = 2001:db8:2::/64 (s2, neutral-map-auto: entries to s2 carry that mode).
 #   r1 translates with a direct hook (ilactl hook ... map hosts miss drop),
 #   r2 with a rule (ip6tables -j ILA --map hosts --miss drop).
+#
+# Every program started in the TCG guest costs a good fraction of a second
+# (more through `ip netns exec`, which mounts a sysfs): the helpers use
+# `ilactl -n`, `ila-syncd status -n` and one `ip -batch` per namespace.
 
 SIR=2001:db8:ffff
 L1=2001:db8:1:0
@@ -32,12 +36,8 @@ stamp() {
 
 # ---- the etcd cluster (setup_file / teardown_file) ----------------------------
 
-# etcd_start_cluster : the store netns with three members; exports $store.
+# etcd_start_cluster : three members in the VM's own network namespace
 etcd_start_cluster() {
-	store=store-$(rand_suffix)
-	ip netns add "$store"
-	ip -n "$store" link set lo up
-	export store
 	ETCD_DIR=$BATS_FILE_TMPDIR/etcd
 	export ETCD_DIR
 	mkdir -p "$ETCD_DIR"
@@ -52,7 +52,7 @@ etcd_start_cluster() {
 # etcd_member_start N [new|existing] : member mN (again, on its data dir)
 etcd_member_start() {
 	local n=$1 state=${2:-existing}
-	ip netns exec "$store" etcd --name "m$n" --data-dir "$ETCD_DIR/m$n" \
+	etcd --name "m$n" --data-dir "$ETCD_DIR/m$n" \
 		--listen-client-urls "http://0.0.0.0:2379$n" --advertise-client-urls "http://127.0.0.1:2379$n" \
 		--listen-peer-urls "http://127.0.0.1:2380$n" --initial-advertise-peer-urls "http://127.0.0.1:2380$n" \
 		--initial-cluster "$ETCD_CLUSTER" --initial-cluster-state "$state" \
@@ -75,15 +75,12 @@ etcd_stop_cluster() {
 	for n in 1 2 3; do
 		[ -e "$ETCD_DIR/m$n.pid" ] && kill -9 "$(cat "$ETCD_DIR/m$n.pid")" 2>/dev/null
 	done
-	ip netns pids "$store" 2>/dev/null | xargs -r kill -9 2>/dev/null
-	ip netns del "$store" 2>/dev/null
 	true
 }
 
-# ectl ARGS... : etcdctl on the whole cluster, from the store netns
+# ectl ARGS... : etcdctl on the whole cluster
 ectl() {
-	ip netns exec "$store" etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 \
-		--command-timeout 30s "$@"
+	etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 --command-timeout 30s "$@"
 }
 
 # etcd_healthy N : at least N members answer
@@ -135,16 +132,24 @@ syncd_stop() {
 	wait_until 30 sh -c "! kill -0 $pid 2>/dev/null"
 }
 
-# syncd_field NS FIELD : one field of `ila-syncd status --map hosts -j` in NS
+# syncd_status NS : `ila-syncd status --map hosts -j` of NS
+syncd_status() {
+	ila-syncd status -n "$1" --map hosts -j
+}
+
+# syncd_field NS FIELD : one field of NS's daemon's status
 syncd_field() {
-	in_ns "$1" ila-syncd status --map hosts -j | jq -r ".$2"
+	syncd_status "$1" | jq -r ".$2"
 }
 
 # syncd_at NS REV : NS's daemon is watching and holds revision REV or later
 syncd_at() {
-	local s
-	s=$(in_ns "$1" ila-syncd status --map hosts -j) || return 1
-	[ "$(jq -r .state <<<"$s")" = watching ] && [ "$(jq -r .revision <<<"$s")" -ge "$2" ]
+	syncd_status "$1" | jq -e --argjson r "$2" '.state == "watching" and .revision >= $r' >/dev/null
+}
+
+# syncd_stale NS : NS's daemon says its map may be behind the store
+syncd_stale() {
+	syncd_status "$1" | jq -e '.stale' >/dev/null
 }
 
 # syncd_wait NS... : every NS's daemon caught up with the store's current revision
@@ -153,7 +158,7 @@ syncd_wait() {
 	rev=$(store_revision)
 	for ns in "$@"; do
 		wait_until 240 syncd_at "$ns" "$rev" || {
-			in_ns "$ns" ila-syncd status >&2
+			ila-syncd status -n "$ns" >&2
 			tail -n 20 "$BATS_TEST_TMPDIR/syncd-$ns.log" >&2
 			return 1
 		}
@@ -172,7 +177,7 @@ store_lines() {
 
 # map_lines NS : the entries of map hosts in NS as `ilactl save` writes them, sorted
 map_lines() {
-	in_ns "$1" ilactl save hosts | grep '^map add ' | LC_ALL=C sort
+	ilactl -n "$1" save hosts | grep '^map add ' | LC_ALL=C sort
 }
 
 # map_equals_store NS PREFIX [again] : the map holds exactly the store's
@@ -209,11 +214,14 @@ fleet_ns() {
 }
 
 # fleet_links "NS1 IF1 NS2 IF2"... : veth pairs straight into the netns
+# (NS2 "-": the VM's own)
 fleet_links() {
 	local l batch= a b c d
 	for l in "$@"; do
 		read -r a b c d <<<"$l"
-		batch+="link add $b netns $a type veth peer name $d netns $c"$'\n'
+		batch+="link add $b netns $a type veth peer name $d"
+		[ "$c" = - ] || batch+=" netns $c"
+		batch+=$'\n'
 	done
 	ip -batch - <<<"$batch"
 }
@@ -230,7 +238,7 @@ fleet_cfg() {
 # above. rN - sM on fd00:NM::/64, cN - rN on fd00:N::/64.
 topo_routers() {
 	fleet_ns c1 r1 c2 r2 s1 s2
-	fleet_links "$c1 c0 $r1 c0" "$c2 c0 $r2 c0" "$r1 m0 $store e1" "$r2 m0 $store e2" \
+	fleet_links "$c1 c0 $r1 c0" "$c2 c0 $r2 c0" "$r1 m0 - fleet1" "$r2 m0 - fleet2" \
 		"$r1 s1 $s1 r1" "$r1 s2 $s2 r1" "$r2 s1 $s1 r2" "$r2 s2 $s2 r2"
 	local n c r routes
 	for n in 1 2; do
@@ -245,9 +253,9 @@ route add $L1::/64 via fd00:${n}1::2
 route add $L3::/64 via fd00:${n}1::2
 route add $L2::/64 via fd00:${n}2::2"
 		forwarding "${!r}"
-		routes+="addr add 10.99.$n.1/24 dev e$n"$'\n'
+		routes+="addr add 10.99.$n.1/24 dev fleet$n"$'\n'"link set fleet$n up"$'\n'
 	done
-	ip -n "$store" -batch - <<<"$routes"$'link set e1 up\nlink set e2 up'
+	ip -batch - <<<"$routes"
 	for n in 1 2; do
 		local s=s$n
 		fleet_cfg "${!s}" "r1 r2" "addr add fd00:1$n::2/64 dev r1 nodad
@@ -271,9 +279,9 @@ EOF2
 # routers_translate : map hosts on both routers, used by a hook on r1 and a
 # rule on r2 (created before ila-syncd, which swaps its contents in)
 routers_translate() {
-	in_ns "$r1" ilactl map create hosts
-	in_ns "$r2" ilactl map create hosts
-	in_ns "$r1" ilactl hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
+	ilactl -n "$r1" map create hosts
+	ilactl -n "$r2" map create hosts
+	ilactl -n "$r1" hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
 	in_ns "$r2" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss drop
 }
 
@@ -340,7 +348,7 @@ ident() { printf '0:0:%x:%x' $(($1 / 65536)) $(($1 % 65536)); }
 # f sends SIR and every locator to r1; f and r1 have management links.
 topo_cache() {
 	fleet_ns c f r1 s1 s2
-	fleet_links "$c c0 $f c0" "$f r0 $r1 f0" "$f m0 $store e3" "$r1 m0 $store e1" \
+	fleet_links "$c c0 $f c0" "$f r0 $r1 f0" "$f m0 - fleet3" "$r1 m0 - fleet1" \
 		"$r1 s1 $s1 r1" "$r1 s2 $s2 r1"
 	fleet_cfg "$c" c0 "addr add fd00:1::2/64 dev c0 nodad
 route add default via fd00:1::1"
@@ -361,7 +369,7 @@ route add $L3::/64 via fd00:11::2
 route add $L2::/64 via fd00:12::2"
 	forwarding "$f"
 	forwarding "$r1"
-	ip -n "$store" -batch - <<<$'addr add 10.99.1.1/24 dev e1\naddr add 10.99.3.1/24 dev e3\nlink set e1 up\nlink set e3 up'
+	ip -batch - <<<$'addr add 10.99.1.1/24 dev fleet1\naddr add 10.99.3.1/24 dev fleet3\nlink set fleet1 up\nlink set fleet3 up'
 	fleet_cfg "$s1" r1 "addr add fd00:11::2/64 dev r1 nodad
 route add fd00:1::/64 via fd00:11::1"
 	fleet_cfg "$s2" r1 "addr add fd00:12::2/64 dev r1 nodad
@@ -385,12 +393,12 @@ l3_packets() {
 
 # entry_hits NS ID : the hit counter of SIR::ID's entry in map hosts of NS
 entry_hits() {
-	in_ns "$1" ilactl -j map get hosts "$2" | jq .hits
+	ilactl -n "$1" -j map get hosts "$2" | jq .hits
 }
 
 # entry_locator NS ID : the locator of ID's entry in map hosts of NS
 entry_locator() {
-	in_ns "$1" ilactl -j map get hosts "$2" | jq -r .locator
+	ilactl -n "$1" -j map get hosts "$2" | jq -r .locator
 }
 
 # udp_storm NS FIRST N : one UDP datagram from NS to SIR::ident(I) port 9 for
@@ -438,7 +446,7 @@ tls_material() {
 # wants client certificates of DIR's CA; pid in DIR/etcd.pid
 etcd_tls_start() {
 	local d=$1
-	ip netns exec "$store" etcd --name tls --data-dir "$d/data" \
+	etcd --name tls --data-dir "$d/data" \
 		--listen-client-urls https://0.0.0.0:23794 --advertise-client-urls https://127.0.0.1:23794 \
 		--listen-peer-urls http://127.0.0.1:23804 --initial-advertise-peer-urls http://127.0.0.1:23804 \
 		--initial-cluster tls=http://127.0.0.1:23804 --client-cert-auth --trusted-ca-file "$d/ca.pem" \
@@ -450,6 +458,6 @@ etcd_tls_start() {
 tctl() {
 	local d=$1
 	shift
-	ip netns exec "$store" etcdctl --endpoints https://127.0.0.1:23794 --cacert "$d/ca.pem" --cert "$d/client.pem" \
+	etcdctl --endpoints https://127.0.0.1:23794 --cacert "$d/ca.pem" --cert "$d/client.pem" \
 		--key "$d/client.key" "$@"
 }

@@ -10,7 +10,6 @@
 
 #include <linux/ila_map.h>
 
-#include <systemd/sd-daemon.h>
 
 #include "ila_notation.h"
 #include "log.h"
@@ -160,14 +159,13 @@ void Daemon::set_state(const std::string &state)
 		current_ = false;
 		current_since_ = Clock::now();
 	}
-	sd_notifyf(0, "STATUS=%s%s%s", state.c_str(), state == "watching" ? " " : "",
-		   state == "watching" ? etcd_->endpoint().c_str() : "");
+	notify_service_manager("STATUS=" + state + (state == "watching" ? " " + etcd_->endpoint() : ""));
 }
 
 void Daemon::notify_ready()
 {
 	if (!ready_sent_.exchange(true))
-		sd_notify(0, "READY=1");
+		notify_service_manager("READY=1");
 }
 
 void Daemon::bad_key(const std::string &key, const std::string &why)
@@ -180,7 +178,7 @@ void Daemon::bad_key(const std::string &key, const std::string &why)
 	}
 	if (bad_logged_ < kBadKeysLogged || watching) {
 		bad_logged_++;
-		log(Level::Warning, "skipping key " + printable(key) + ": " + why, printable(key));
+		log(Level::Warning, "skipping key " + printable(key) + ": " + why);
 	} else if (bad_logged_ == kBadKeysLogged) {
 		bad_logged_++;
 		log(Level::Warning, "more bad keys in this sync: counted, not logged (ila-syncd status)");
@@ -739,6 +737,7 @@ void Daemon::watch_once()
 	{
 		std::lock_guard lock(stream_mu_);
 		stream_ = stream.get();
+		progress_pending_ = false;
 		if (stop_ || resync_)
 			stream_->cancel();
 	}
@@ -764,6 +763,7 @@ void Daemon::watch_once()
 		{
 			std::lock_guard lock(stream_mu_);
 			in_read_ = false;
+			progress_pending_ = false;
 		}
 		if (!ok)
 			break;
@@ -840,18 +840,31 @@ void Daemon::watch_once()
 
 void Daemon::progress_loop()
 {
-	const double limit = 3 * o_.progress_interval + o_.timeout;
+	// A watch is given up when it was asked for its progress and has been
+	// waiting for an answer for LIMIT: not while the daemon is busy
+	// applying (it is not reading), nor right after the process was
+	// stopped or starved (the tick came late: answers may be queued).
+	const auto limit = std::chrono::duration<double>(3 * o_.progress_interval + o_.timeout);
+	const auto late = std::chrono::duration<double>(2 * o_.progress_interval + 1);
+	auto last_tick = Clock::now();
 	while (!stop_) {
 		sleep_for(o_.progress_interval);
+		const auto t = Clock::now();
+		const bool starved = t - last_tick > late;
+		last_tick = t;
 		std::lock_guard lock(stream_mu_);
 		if (!stream_ || stop_)
 			continue;
-		const double waited = std::chrono::duration<double>(Clock::now() - read_since_).count();
-		if (in_read_ && waited > limit) {
-			log(Level::Warning, "no answer from " + stream_->endpoint() + " for " + format_seconds(waited) +
+		if (progress_pending_ && in_read_ && !starved && t - read_since_ > limit && t - pending_since_ > limit) {
+			log(Level::Warning, "no answer from " + stream_->endpoint() + " for " +
+						    format_seconds(std::chrono::duration<double>(t - pending_since_).count()) +
 						    " s: trying another endpoint");
 			stream_->cancel();
 			continue;
+		}
+		if (!progress_pending_) {
+			progress_pending_ = true;
+			pending_since_ = t;
 		}
 		stream_->request_progress();
 	}
@@ -952,7 +965,7 @@ int Daemon::run()
 			backoff = std::min(backoff * 2, 3.0);
 		}
 	}
-	sd_notify(0, "STOPPING=1");
+	notify_service_manager("STOPPING=1");
 	log(Level::Notice, "stopped");
 	return 0;
 }

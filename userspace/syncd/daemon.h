@@ -106,8 +106,8 @@ private:
 	// the current watch (the progress thread pokes it)
 	std::mutex stream_mu_;
 	WatchStream *stream_ = nullptr;
-	bool in_read_ = false;
-	Clock::time_point read_since_;
+	bool in_read_ = false, progress_pending_ = false;
+	Clock::time_point read_since_, pending_since_;
 
 	// status, under mu_
 	mutable std::mutex mu_;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// ila-syncd's log: to the journal (structured: ILA_SYNCD_MAP and, for a
-// bad key, ILA_SYNCD_KEY) when stderr is connected to it (JOURNAL_STREAM),
-// else one line per message on stderr with the time. Thread-safe.
+// ila-syncd's log: one line per message on stderr, with the time; when
+// stderr is connected to the journal (JOURNAL_STREAM), with the message's
+// priority as a "<N>" prefix instead, which journald records. And the
+// service manager's readiness protocol (sd_notify(3): a datagram to
+// $NOTIFY_SOCKET). Thread-safe.
 #pragma once
 
 #include <string>
@@ -13,6 +15,10 @@ enum class Level { Err = 3, Warning = 4, Notice = 5, Info = 6, Debug = 7 };
 // MAP names the daemon's map in every message ("" for the one-shot
 // commands); VERBOSE lets Debug messages through.
 void log_init(const std::string &map, bool verbose);
-void log(Level level, const std::string &msg, const std::string &key = {});
+void log(Level level, const std::string &msg);
+
+// "READY=1", "STATUS=...", "STOPPING=1" to systemd (nothing without
+// $NOTIFY_SOCKET).
+void notify_service_manager(const std::string &state);
 
 } // namespace syncd
