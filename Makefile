@@ -46,6 +46,8 @@ TEST_KERNELS ?= 6.12
 kbuild_for = $(if $(filter $(1),$(KERNELRELEASE_CONFIGURED)),$(KBUILD_DIR),/lib/modules/$(1)/build)
 
 KSRC   := $(wildcard $(TOP)/kernel/*.c) $(wildcard $(TOP)/kernel/*.h) $(TOP)/kernel/Kbuild
+# the modules: kernel/Kbuild's obj-m line
+KMODS  := $(patsubst %.o,%,$(shell sed -n 's/^obj-m *:= *//p' $(TOP)/kernel/Kbuild))
 KHDRS  := $(wildcard $(TOP)/include/uapi/linux/*.h $(TOP)/include/uapi/linux/netfilter/*.h $(TOP)/include/common/*.h)
 
 # ---- userspace ---------------------------------------------------------------
@@ -277,7 +279,7 @@ install-userspace: userspace
 	  install -m 0644 $(SYNCD_DIR)/ila-syncd.8 $(DESTDIR)$(mandir)/man8/)
 
 uninstall:
-	$(Q)for k in $(KERNELS); do for m in $(notdir $(patsubst %.c,%.ko,$(wildcard $(TOP)/kernel/*.c))); do \
+	$(Q)for k in $(KERNELS); do for m in $(addsuffix .ko,$(KMODS)); do \
 	  rm -f $(DESTDIR)/lib/modules/$$k/extra/$$m; done; [ -n "$(DESTDIR)" ] || depmod -a $$k; done
 	$(Q)rm -f $(addprefix $(DESTDIR)$(xtlibdir)/,$(notdir $(PLUGINS))) \
 	  $(addprefix $(DESTDIR)$(sbindir)/,$(notdir $(INSTALL_TOOLS))) \

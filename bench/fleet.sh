@@ -131,7 +131,7 @@ etcd_up() {
 	echo $! >"$W/$name.pid"
 }
 
-load_module nf_ila_map || { log "nf_ila_map not built"; exit 1; }
+load_module nf_ila || { log "nf_ila not built"; exit 1; }
 ip netns add bn
 ip -n bn link set lo up
 log "kernel $(uname -r), $N mappings, $ROUNDS rounds"

@@ -55,4 +55,33 @@ static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * 6.2: extack messages can be formatted (NL_SET_ERR_MSG_FMT_MOD, commit
+ * "netlink: add support for formatted extack messages"); 6.1 gets the plain
+ * message.
+ */
+#ifdef NL_SET_ERR_MSG_FMT_MOD
+#define NFILR_ERR_MSG_FMT(extack, plain, fmt, ...) \
+	NL_SET_ERR_MSG_FMT_MOD(extack, fmt, ##__VA_ARGS__)
+#else
+#define NFILR_ERR_MSG_FMT(extack, plain, fmt, ...) \
+	NL_SET_ERR_MSG_MOD(extack, plain)
+#endif
+
+/*
+ * ILA maps walk rhashtable buckets inline (ila_map.h:
+ * nf_ila_map_entry_find()): struct bucket_table, rht_ptr_rcu(),
+ * RHT_NULLS_MARKER() and the future_tbl/nest protocol, as in <linux/
+ * rhashtable.h> of 6.1 to 6.12 (compared line by line; the module's
+ * selftest=1 checks the walk against rhashtable_lookup() on the running
+ * kernel). Other versions take the generic rhashtable_lookup() until the
+ * walk has been checked against them.
+ */
+#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define NFILR_RHT_INLINE_WALK	1
+#else
+#define NFILR_RHT_INLINE_WALK	0
+#endif
+
 #endif /* NFILR_COMPAT_H */

@@ -6,9 +6,11 @@
  * neutral-map-auto) and RFC 6296's (rfc6296: a drop-in for DNPT/SNPT).
  *
  * The arithmetic lives in include/common/ila_csum.h (shared with the unit
- * tests), the per-packet work in ila_xlat.h (shared with the direct
- * hooks); checkentry precomputes everything, so a packet costs a prefix
- * compare, an address write and one 16-bit checksum update.
+ * tests), the per-packet work in ila_xlat.h: one routine for this target
+ * and the direct hooks of nf_ila.ko, which also holds its out-of-line
+ * cases and the maps (--map). checkentry precomputes everything, so a
+ * packet costs a prefix compare, an address write and one 16-bit checksum
+ * update.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,141 +22,77 @@
 #include <linux/netfilter/xt_ILA.h>
 
 #include "ila_xlat.h"
-#include "nf_ila_map.h"
 
-static_assert(sizeof(struct ila_xlat) <= sizeof_field(struct xt_ila_tginfo, kpriv));
-static_assert(XT_ILA_CSUM_ADJUST_TRANSPORT == ILA_MODE_ADJUST_TRANSPORT);
-static_assert(XT_ILA_CSUM_NEUTRAL_MAP == ILA_MODE_NEUTRAL_MAP);
-static_assert(XT_ILA_CSUM_NO_ACTION == ILA_MODE_NO_ACTION);
-static_assert(XT_ILA_CSUM_NEUTRAL_MAP_AUTO == ILA_MODE_NEUTRAL_MAP_AUTO);
-static_assert(XT_ILA_CSUM_RFC6296 == ILA_MODE_RFC6296);
-static_assert(__XT_ILA_CSUM_MAX == ILA_MODE_COUNT);
+static_assert(sizeof(struct ila_rule) <= sizeof_field(struct xt_ila_tginfo, kpriv));
 static_assert(offsetof(struct ipv6hdr, saddr) == ILA_IP6_SADDR_OFF);
 static_assert(offsetof(struct ipv6hdr, daddr) == ILA_IP6_DADDR_OFF);
 
-static inline const struct ila_xlat *ila_priv(const struct xt_ila_tginfo *info)
+/* The kernel-only area holds the rule as checkentry built it. */
+static inline const struct ila_rule *ila_rule_of(const struct xt_ila_tginfo *info)
 {
-	return (const struct ila_xlat *)info->kpriv;
-}
-
-/* --map: the kernel-only area holds the map instead of an ila_xlat */
-static inline struct nf_ila_map *ila_map_of(const struct xt_ila_tginfo *info)
-{
-	return *(struct nf_ila_map * const *)info->kpriv;
-}
-
-/* The general case, out of line: the fast path keeps a small frame. */
-static noinline unsigned int ila_tg6_general(struct sk_buff *skb,
-					     const struct ila_xlat *x,
-					     bool same_ident)
-{
-	return ila_xlat_skb(skb, x, same_ident) ? XT_CONTINUE : NF_DROP;
+	return (const struct ila_rule *)info->kpriv;
 }
 
 /*
- * --map, an entry in a mode that is not locator-only or a packet that is
- * not the common case: the translation of this packet, a /64 rule from its
- * own locator (so it matches) to the mapped one in the entry's checksum
- * mode, with the same ILA math the prefix rules use.
+ * The hooks where a rule may translate: the destination before routing,
+ * the source after it. Legacy tables check this at insertion; nft_compat
+ * cannot for a rule in a regular chain (hook mask 0), which any base
+ * chain may jump to: such rules are checked per packet.
  */
-static noinline unsigned int ila_tg6_map_entry(struct sk_buff *skb,
-					       const struct xt_ila_tginfo *info,
-					       const struct nf_ila_map_entry *e)
+static unsigned int ila_tg6_hooks(bool src)
 {
-	const bool src = info->translate == XT_ILA_TRANSLATE_SRC;
-	const u8 *addr = skb_network_header(skb) +
-			 (src ? ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF);
-	struct ila_xlat mx;
-
-	ila_xlat_init64s(&mx, addr, (const u8 *)&e->locator, e->loc_sum,
-			 e->csum_mode, src,
-			 info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
-							  ILA_DIR_SIR2ILA);
-	if (likely(ila_xlat_skb_fast(skb, &mx)))
-		return XT_CONTINUE;
-	return ila_tg6_general(skb, &mx, true);
+	return src ? (1 << NF_INET_POST_ROUTING) | (1 << NF_INET_LOCAL_IN) :
+		     (1 << NF_INET_PRE_ROUTING) | (1 << NF_INET_LOCAL_OUT);
 }
 
-/* --map: the entry of the packet's identifier gives its translation */
-static noinline unsigned int ila_tg6_map(struct sk_buff *skb,
-					 const struct xt_ila_tginfo *info)
+static noinline bool ila_tg6_misplaced(const struct xt_action_param *par,
+				       const struct ila_rule *r)
 {
-	const unsigned int aoff = info->translate == XT_ILA_TRANSLATE_SRC ?
-				  ILA_IP6_SADDR_OFF : ILA_IP6_DADDR_OFF;
-	const u8 *addr = skb_network_header(skb) + aoff;
-	struct nf_ila_map *map = ila_map_of(info);
-	const __be64 ident = (__force __be64)ila_get64(addr + 8);
-	const u64 a = ila_get64(addr);	/* addr is stale after the unshare */
-	struct nf_ila_map_entry *e;
-	unsigned int coff;
+	const bool src = r->x.aoff == ILA_IP6_SADDR_OFF;
 
-	e = nf_ila_map_entry_find(map, ident);
-	if (unlikely(!e)) {
-		nf_ila_map_miss(map, ident, info->flags & XT_ILA_F_MISS_NOTIFY);
-		return info->flags & XT_ILA_F_MISS_DROP ? NF_DROP : XT_CONTINUE;
-	}
-	nf_ila_map_hit(map, e);
-	if (unlikely(!ila_mode_loc_only(e->csum_mode)))
-		return ila_tg6_map_entry(skb, info, e);
-	coff = ila_loc_coff(skb);
-	if (unlikely(!coff))
-		return ila_tg6_map_entry(skb, info, e);
-	if (unlikely(!ila_loc_unshare(skb, coff)))
-		return NF_DROP;
-	if (unlikely(!ila_xlat_skb_loc(skb, coff, aoff, (__force u64)e->locator,
-				       ila_loc_diff(e->loc_sum, a),
-				       e->csum_mode == ILA_MODE_ADJUST_TRANSPORT)))
-		return ila_tg6_map_entry(skb, info, e);
-	return XT_CONTINUE;
+	if (ila_tg6_hooks(src) & (1 << xt_hooknum(par)))
+		return false;
+	net_info_ratelimited("--translate %s in a chain reached from hook %u: only for %s; packet left untranslated\n",
+			     src ? "src" : "dst", xt_hooknum(par),
+			     src ? "POSTROUTING and INPUT" : "PREROUTING and OUTPUT");
+	return true;
 }
 
-/* --src-pfx/--dst-pfx: the precomputed translation */
-static noinline unsigned int ila_tg6_pfx(struct sk_buff *skb,
-					 const struct xt_ila_tginfo *info)
+static unsigned int ila_tg6_verdict(enum ila_res res)
 {
-	const struct ila_xlat *x = ila_priv(info);
-	const u64 a = ila_get64(skb_network_header(skb) + x->aoff);
-	unsigned int coff;
-
-	if (!ila_match64(x, a)) {
-		/* only an ICMPv6 error (its quoted header) can need work */
-		if (likely(ipv6_hdr(skb)->nexthdr == IPPROTO_TCP ||
-			   ipv6_hdr(skb)->nexthdr == IPPROTO_UDP))
-			return XT_CONTINUE;
-		return ila_tg6_general(skb, x, false);
-	}
-	if (!ila_mode_loc_only(x->mode)) {
-		if (likely(ila_xlat_skb_fast(skb, x)))
-			return XT_CONTINUE;
-		return ila_tg6_general(skb, x, false);
-	}
-	coff = ila_loc_coff(skb);
-	if (unlikely(!coff))
-		return ila_tg6_general(skb, x, false);
-	if (unlikely(!ila_loc_unshare(skb, coff)))
-		return NF_DROP;
-	if (unlikely(!ila_xlat_skb_loc(skb, coff, x->aoff, ila_xlat_loc(x, a),
-				       x->diff,
-				       x->mode == ILA_MODE_ADJUST_TRANSPORT)))
-		return ila_tg6_general(skb, x, false);
-	return XT_CONTINUE;
+	return res >= ILA_RES_MISS_DROP ? NF_DROP : XT_CONTINUE;
 }
 
 /* Each kind of rule in a function of its own, none paying for the other. */
+static noinline unsigned int ila_tg6_map(struct sk_buff *skb,
+					 const struct ila_rule *r)
+{
+	return ila_tg6_verdict(ila_rule_xlat(skb, r, ILA_V_MAP));
+}
+
+static noinline unsigned int ila_tg6_pfx(struct sk_buff *skb,
+					 const struct ila_rule *r)
+{
+	return ila_tg6_verdict(ila_rule_xlat(skb, r, ILA_V_STATIC));
+}
+
 static unsigned int
 ila_tg6(struct sk_buff *skb, const struct xt_action_param *par)
 {
-	const struct xt_ila_tginfo *info = par->targinfo;
+	const struct ila_rule *r = ila_rule_of(par->targinfo);
 
-	if (info->flags & XT_ILA_F_MAP)
-		return ila_tg6_map(skb, info);
-	return ila_tg6_pfx(skb, info);
+	if (unlikely(r->flags & ILA_RF_CHECK_HOOK) && ila_tg6_misplaced(par, r))
+		return XT_CONTINUE;
+	if (r->map)
+		return ila_tg6_map(skb, r);
+	return ila_tg6_pfx(skb, r);
 }
 
 /* --map NAME: takes the place of the prefixes and of --csum-mode */
 static int ila_tg6_check_map(const struct xt_tgchk_param *par,
-			     struct xt_ila_tginfo *info)
+			     struct xt_ila_tginfo *info, struct ila_rule *r)
 {
+	static const u8 any[16];
 	struct nf_ila_map *map;
 
 	if (!info->map[0] || !memchr(info->map, 0, sizeof(info->map))) {
@@ -179,22 +117,29 @@ static int ila_tg6_check_map(const struct xt_tgchk_param *par,
 				    info->map);
 		return -EINVAL;
 	}
-	*(struct nf_ila_map **)info->kpriv = map;
+	/* every address: the rule's own match (-d) selects the packets */
+	ila_xlat_init(&r->x, any, any, 0, NF_ILA_CSUM_ADJUST_TRANSPORT,
+		      info->translate == XT_ILA_TRANSLATE_SRC,
+		      info->flags & XT_ILA_F_ILA2SIR ? NF_ILA_DIR_ILA2SIR :
+						       NF_ILA_DIR_SIR2ILA);
+	r->flags |= (info->flags & XT_ILA_F_MISS_DROP ? ILA_RF_MISS_DROP : 0) |
+		    (info->flags & XT_ILA_F_MISS_NOTIFY ? ILA_RF_MISS_NOTIFY : 0);
+	r->map = map;
 	return 0;
 }
 
 static void ila_tg6_destroy(const struct xt_tgdtor_param *par)
 {
-	const struct xt_ila_tginfo *info = par->targinfo;
+	const struct ila_rule *r = ila_rule_of(par->targinfo);
 
-	if (info->flags & XT_ILA_F_MAP)
-		nf_ila_map_put(ila_map_of(info));
+	if (r->map)
+		nf_ila_map_put(r->map);
 }
 
 static int ila_tg6_check(const struct xt_tgchk_param *par)
 {
 	struct xt_ila_tginfo *info = par->targinfo;
-	unsigned int allowed;
+	struct ila_rule *r;
 	const char *chains;
 
 	if (info->flags & ~XT_ILA_F_ALL) {
@@ -243,36 +188,38 @@ static int ila_tg6_check(const struct xt_tgchk_param *par)
 		return -EINVAL;
 	}
 
-	if (info->translate == XT_ILA_TRANSLATE_DST) {
-		allowed = (1 << NF_INET_PRE_ROUTING) | (1 << NF_INET_LOCAL_OUT);
-		chains = "--translate dst: only in PREROUTING and OUTPUT";
-	} else {
-		allowed = (1 << NF_INET_POST_ROUTING) | (1 << NF_INET_LOCAL_IN);
-		chains = "--translate src: only in POSTROUTING and INPUT";
-	}
-	if (par->hook_mask & ~allowed) {
+	chains = info->translate == XT_ILA_TRANSLATE_DST ?
+		 "--translate dst: only in PREROUTING and OUTPUT" :
+		 "--translate src: only in POSTROUTING and INPUT";
+	if (par->hook_mask & ~ila_tg6_hooks(info->translate == XT_ILA_TRANSLATE_SRC)) {
 		pr_info_ratelimited("%s (hook mask 0x%x)\n", chains, par->hook_mask);
 		return -EINVAL;
 	}
-
-	if (info->flags & XT_ILA_F_MAP)
-		return ila_tg6_check_map(par, info);
-	if (!info->src_pfx_len) {
+	if (!(info->flags & XT_ILA_F_MAP) && !info->src_pfx_len) {
 		pr_info_ratelimited("--src-pfx/--dst-pfx: prefix length must be 1..%u (/0 would translate every address)\n",
 				    ILA_MAX_PFX_LEN);
 		return -EINVAL;
 	}
-
-	if ((info->flags & XT_ILA_F_ILA2SIR) &&
+	if ((info->flags & XT_ILA_F_ILA2SIR) && !(info->flags & XT_ILA_F_MAP) &&
 	    info->csum_mode != XT_ILA_CSUM_NEUTRAL_MAP) {
 		pr_info_ratelimited("--direction: only with --csum-mode neutral-map or --map\n");
 		return -EINVAL;
 	}
-	ila_xlat_init((struct ila_xlat *)info->kpriv, info->src_pfx.in6.s6_addr,
+
+	/* userspace may have put anything in kpriv: it is ours from here */
+	r = (struct ila_rule *)info->kpriv;
+	memset(info->kpriv, 0, sizeof(info->kpriv));
+	/* nft_compat in a regular chain: no hook known yet, check per packet */
+	if (!par->hook_mask)
+		r->flags = ILA_RF_CHECK_HOOK;
+	if (info->flags & XT_ILA_F_MAP)
+		return ila_tg6_check_map(par, info, r);
+	ila_xlat_init(&r->x, info->src_pfx.in6.s6_addr,
 		      info->dst_pfx.in6.s6_addr, info->src_pfx_len,
 		      info->csum_mode, info->translate == XT_ILA_TRANSLATE_SRC,
-		      info->flags & XT_ILA_F_ILA2SIR ? ILA_DIR_ILA2SIR :
-						       ILA_DIR_SIR2ILA);
+		      info->flags & XT_ILA_F_ILA2SIR ? NF_ILA_DIR_ILA2SIR :
+						       NF_ILA_DIR_SIR2ILA);
+	r->src_sum = ila_sum16(info->src_pfx.in6.s6_addr, 4);
 	return 0;
 }
 

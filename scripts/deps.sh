@@ -23,7 +23,7 @@ PKGS=(
 	# host tests (bats) and the tools used inside the VM by the suites,
 	# demo and benchmarks
 	iptables nftables bats iproute2 iputils-ping socat conntrack tcpdump
-	ethtool procps util-linux mount jq ncurses-bin
+	ethtool procps util-linux mount jq ncurses-bin time
 	# ila-syncd: the etcd v3 client (gRPC stubs generated from etcd's
 	# .proto files and those they import); etcd itself
 	# for the fleet suite and the bench, openssl for its certificates

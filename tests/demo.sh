@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 BATS_TEST_TMPDIR=$(mktemp -d)
 # shellcheck source=tests/bats/helpers.bash
 . tests/bats/helpers.bash
-trap 'cleanup_all; for m in xt_rtcache nf_conntrack_rtcache xt_ILA nf_ila_map; do rmmod $m 2>/dev/null || true; done' EXIT
+trap 'cleanup_all; for m in xt_rtcache nf_conntrack_rtcache xt_ILA nf_ila; do rmmod $m 2>/dev/null || true; done' EXIT
 
 B=$(tput bold 2>/dev/null || true) N=$(tput sgr0 2>/dev/null || true)
 step() { printf '\n%s==> %s%s\n' "$B" "$*" "$N"; }
@@ -21,7 +21,7 @@ show() { printf '%s$ %s%s\n' "$B" "$*" "$N"; "$@"; }
 rshow() { printf '%s[router]$ %s%s\n' "$B" "$*" "$N"; in_ns "$router" "$@"; }
 
 step "kernel $(uname -r): loading the modules built from this tree"
-for m in nf_ila_map xt_ILA nf_conntrack_rtcache xt_rtcache; do
+for m in nf_ila xt_ILA nf_conntrack_rtcache xt_rtcache; do
 	if [ -e "$KMOD_DIR/$m.ko" ]; then load_module "$m" && echo "  $m loaded"; fi
 done
 
@@ -62,7 +62,7 @@ if [ -e /sys/module/xt_ILA ]; then
 			--src-pfx 2001:db8:0:3::/64 --dst-pfx 3333:0:0:1::/64
 	fi
 
-	if [ -e /sys/module/nf_ila_map ] && command -v ilactl >/dev/null; then
+	if [ -e /sys/module/nf_ila ] && command -v ilactl >/dev/null; then
 		step "ILA identifier -> locator map (ilactl + -j ILA --map)"
 		in_ns "$router" ip6tables-nft -t mangle -F PREROUTING
 		rshow ilactl map create hosts

@@ -50,6 +50,7 @@
 #define _NFILR_COMMON_ILA_CSUM_H
 
 #include <linux/types.h>
+#include <linux/nf_ila.h>	/* NF_ILA_CSUM_*, NF_ILA_DIR_* */
 
 #define ILA_IP6_HLEN		40	/* fixed IPv6 header */
 #define ILA_IP6_SADDR_OFF	8
@@ -59,21 +60,6 @@
 #define ILA_ADJ_OFF		14	/* the identifier's low 16 bits */
 #define ILA_MAX_PFX_LEN		64
 
-/*
- * Mode numbers: those of enum ila_csum_mode in <linux/ila.h> (the kernel's
- * ILA), equal to enum xt_ila_csum_mode and enum ila_map_csum_mode.
- */
-#define ILA_MODE_ADJUST_TRANSPORT	0
-#define ILA_MODE_NEUTRAL_MAP		1
-#define ILA_MODE_NO_ACTION		2
-#define ILA_MODE_NEUTRAL_MAP_AUTO	3
-#define ILA_MODE_RFC6296		4	/* ours: NPTv6 */
-#define ILA_MODE_COUNT			5
-
-/* Direction of a neutral-map translation (the C-bit rules). */
-#define ILA_DIR_SIR2ILA			0
-#define ILA_DIR_ILA2SIR			1
-
 /* Precomputed state of one rule: everything the packet path needs. */
 struct ila_xlat {
 	__u32 src[2];	/* raw upper 64 bits of the source prefix */
@@ -82,10 +68,10 @@ struct ila_xlat {
 	__u16 diff;	/* raw one's complement sum(dst) - sum(src), 0 for zero */
 	__u16 adj;	/* neutral modes: added to the low 16 bits (C-bit clear) */
 	__u16 adj_clear; /* neutral-map: added when the C-bit is set (cleared) */
-	__u8 mode;	/* ILA_MODE_* */
+	__u8 mode;	/* enum nf_ila_csum_mode */
 	__u8 aoff;	/* offset of the translated address in the IPv6 header */
 	__u8 qoff;	/* offset of the address translated in a quoted header */
-	__u8 dir;	/* ILA_DIR_*, for neutral-map */
+	__u8 dir;	/* NF_ILA_DIR_*, for neutral-map */
 	__u8 word;	/* rfc6296: 3 (prefix <= 48 bits), else 0: search 4..7 */
 	__u8 pad;
 };
@@ -221,7 +207,7 @@ static inline void ila_xlat_finish(struct ila_xlat *x, __u16 d, unsigned int len
 	const __u16 cbit = ila_raw16(ILA_CBIT << 8);
 
 	x->diff = d;
-	if (mode == ILA_MODE_NEUTRAL_MAP) {
+	if (mode == NF_ILA_CSUM_NEUTRAL_MAP) {
 		/* setting the C-bit adds cbit to the sum, clearing removes it */
 		x->adj = ila_canon16((__u16)~ila_add16(d, cbit));
 		x->adj_clear = ila_canon16((__u16)~ila_sub16(d, cbit));
@@ -240,8 +226,8 @@ static inline void ila_xlat_finish(struct ila_xlat *x, __u16 d, unsigned int len
 /*
  * Fill x for one rule. src and dst are the 16-byte prefixes (host bits
  * clear, checked by the caller), len their common length (1..64), mode an
- * ILA_MODE_*, translate_src 0 for the destination address, 1 for the
- * source, dir an ILA_DIR_* (used by neutral-map only).
+ * NF_ILA_CSUM_*, translate_src 0 for the destination address, 1 for the
+ * source, dir an NF_ILA_DIR_* (used by neutral-map only).
  */
 static inline void ila_xlat_init(struct ila_xlat *x, const __u8 src[16],
 				 const __u8 dst[16], unsigned int len,
@@ -299,7 +285,7 @@ static inline void ila_xlat_init64(struct ila_xlat *x, const __u8 src[8],
  */
 static inline int ila_mode_loc_only(unsigned int mode)
 {
-	return mode == ILA_MODE_ADJUST_TRANSPORT || mode == ILA_MODE_NO_ACTION;
+	return mode == NF_ILA_CSUM_ADJUST_TRANSPORT || mode == NF_ILA_CSUM_NO_ACTION;
 }
 
 /* 1 if the upper 64 bits of an address, loaded raw, are in the prefix. */
@@ -327,8 +313,8 @@ static inline __u16 ila_loc_diff(__u16 new_sum, __u64 a)
 /* 1 if the mode keeps the address sum (no transport checksum changes). */
 static inline int ila_mode_neutral(unsigned int mode)
 {
-	return mode == ILA_MODE_NEUTRAL_MAP ||
-	       mode == ILA_MODE_NEUTRAL_MAP_AUTO || mode == ILA_MODE_RFC6296;
+	return mode == NF_ILA_CSUM_NEUTRAL_MAP ||
+	       mode == NF_ILA_CSUM_NEUTRAL_MAP_AUTO || mode == NF_ILA_CSUM_RFC6296;
 }
 
 /* 1 if the address (16 bytes) is inside the source prefix. */
@@ -360,13 +346,13 @@ static inline int ila_can_xlat(const struct ila_xlat *x, const void *addr)
 	const __u8 *a = (const __u8 *)addr;
 
 	switch (x->mode) {
-	case ILA_MODE_NEUTRAL_MAP:
-		if (x->dir != ILA_DIR_SIR2ILA)
+	case NF_ILA_CSUM_NEUTRAL_MAP:
+		if (x->dir != NF_ILA_DIR_SIR2ILA)
 			return 1;
 		/* a SIR address has no C-bit, and ffff could not come back */
 		return !(a[ILA_CBIT_BYTE] & ILA_CBIT) &&
 		       ila_get16(a + ILA_ADJ_OFF) != 0xffff;
-	case ILA_MODE_RFC6296:
+	case NF_ILA_CSUM_RFC6296:
 		return ila_rfc6296_word(x, a) != 0;
 	}
 	return 1;
@@ -385,8 +371,8 @@ static inline __u16 ila_xlat_addr(const struct ila_xlat *x, void *addr)
 	__u16 adj = x->adj;
 
 	switch (x->mode) {
-	case ILA_MODE_NEUTRAL_MAP:
-		if (x->dir == ILA_DIR_ILA2SIR) {
+	case NF_ILA_CSUM_NEUTRAL_MAP:
+		if (x->dir == NF_ILA_DIR_ILA2SIR) {
 			if (!(a[ILA_CBIT_BYTE] & ILA_CBIT)) {
 				w = 0;	/* identifier untouched */
 				break;
@@ -395,10 +381,10 @@ static inline __u16 ila_xlat_addr(const struct ila_xlat *x, void *addr)
 		}
 		a[ILA_CBIT_BYTE] ^= ILA_CBIT;
 		break;
-	case ILA_MODE_RFC6296:
+	case NF_ILA_CSUM_RFC6296:
 		w = ila_rfc6296_word(x, a);
 		break;
-	case ILA_MODE_NEUTRAL_MAP_AUTO:
+	case NF_ILA_CSUM_NEUTRAL_MAP_AUTO:
 		break;
 	default:
 		w = 0;

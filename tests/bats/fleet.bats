@@ -16,8 +16,7 @@ load helpers
 load fleet_helpers
 
 setup_file() {
-	load_module nf_ila_map
-	load_module nf_ila_hook
+	load_module nf_ila
 	load_module xt_ILA
 	local t0=$EPOCHREALTIME
 	etcd_start_cluster
@@ -27,8 +26,7 @@ setup_file() {
 teardown_file() {
 	etcd_stop_cluster
 	unload_module xt_ILA
-	unload_module nf_ila_hook
-	unload_module nf_ila_map
+	unload_module nf_ila
 }
 
 setup() {

@@ -22,7 +22,7 @@ setup_file() {
 
 teardown_file() {
 	unload_module xt_ILA
-	unload_module nf_ila_map # xt_ILA's dependency (--map), loaded with it
+	unload_module nf_ila # xt_ILA's dependency (maps, hooks), loaded with it
 }
 
 teardown() {
@@ -102,6 +102,33 @@ teardown() {
 		[ "$(in_ns "$t" "$ipt-save" -t mangle | grep -c -- '-j ILA')" -eq 2 ]
 		in_ns "$t" "$ipt" -t mangle -F
 	done
+}
+
+@test "ILA: in a regular chain (nft backend, no hook known at insertion) a rule translates only when reached from a chain it belongs in" {
+	ila_topo
+	# The router routes the SIR prefix to the server too: a packet left
+	# untranslated is delivered as it is, one translated after routing is
+	# lost (the server has no rule to take the locator back).
+	ip -n "$router" -6 route add "$ILA_SIR_PFX" via fd00:2::2
+	local ipt=ip6tables-nft
+	in_ns "$router" $ipt -t mangle -N ila_dst
+	in_ns "$router" $ipt -t mangle -A ila_dst -j ILA --src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX"
+	in_ns "$router" nft list ruleset | grep -q 'chain ila_dst'
+	# POSTROUTING jumps to it: after routing a --translate dst rule must not act
+	in_ns "$router" $ipt -t mangle -A POSTROUTING -j ila_dst
+	dmesg -C
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	dmesg | grep -q 'xt_ILA: --translate dst in a chain reached from hook 4: only for PREROUTING and OUTPUT; packet left untranslated'
+	in_ns "$router" $ipt -t mangle -F POSTROUTING
+	# PREROUTING jumps to it: translated, as in a base chain
+	in_ns "$router" $ipt -t mangle -A PREROUTING -j ila_dst
+	in_ns "$server" ip6tables -t mangle -A PREROUTING -j ILA --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX"
+	in_ns "$server" ip6tables -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX"
+	in_ns "$router" ip6tables -t mangle -A POSTROUTING -j ILA --translate src --src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX"
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	ila_udp "$client" "$server" "$ILA_SIR_HOST" 7300 1000
+	[ "$(ila_count "$server" ip6tables PREROUTING)" -ge 3 ]
+	ila_flush
 }
 
 @test "ILA: save | restore round-trips byte for byte; nft shows xt target ILA" {
@@ -336,6 +363,9 @@ vxlan_pair() {
 			ila_udp "$client" "$server" fd77::2 "$port" 3000
 			ila_tcp "$server" "$client" fd77::1 "$port" 50000
 			in_ns "$client" ping -6 -q -c 2 -i 0.2 -W 5 fd77::2 >/dev/null
+			# which counter moved, should one (shown on failure)
+			in_ns "$client" nstat -asz | grep -i csum | sed 's/^/client: /'
+			in_ns "$server" nstat -asz | grep -i csum | sed 's/^/server: /'
 			[ "$(csum_errors "$client")" = "$c" ]
 			[ "$(csum_errors "$server")" = "$s" ]
 			# the tunnel really went through the rules
@@ -417,6 +447,51 @@ vxlan_pair() {
 	[ "${w:0:2}" = 3c ] # next header 60: Destination Options
 	[ "$((16#$got))" = "$((16#$sent))" ]
 	[ "$(ila_count "$router" ip6tables POSTROUTING)" = 2 ]
+	ila_flush
+}
+
+@test "ILA: an ICMPv6 error quoting a packet with a Home Address option: the quoted source translated, its L4 checksum left alone" {
+	ila_topo
+	# The client sends errors to the SIR host quoting a packet the SIR
+	# host sent, once plain and once with a Home Address option (its UDP
+	# checksum covers the home address, RFC 6275 6.3). The router's
+	# PREROUTING rule translates the error's destination and the quoted
+	# source SIR->LOC (adjust-transport): the plain quoted checksum must
+	# follow the new source, the HAO one must not move; the ICMPv6
+	# checksum stays valid in both.
+	local home=2001:db8:0:99::7 d sent got tool w
+	tool=$BATS_TEST_DIRNAME/icmp6_err_raw.pl
+	in_ns "$router" ip6tables -t mangle -A PREROUTING -d "$ILA_SIR_PFX" -j ILA \
+		--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode adjust-transport
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/quote.XXXX")
+	ila_capture_start "$router" r1 "$d/plain.pcap" icmp6 and dst host 3333:0:0:1::5
+	local p=$CAP_PID
+	sent=$(in_ns "$client" perl "$tool" fd00:1::2 "$ILA_SIR_HOST" "$ILA_SIR_HOST" fd00:1::2)
+	wait "$p"
+	# IPv6 20 words, ICMPv6 4, quoted IPv6 20, UDP checksum its 4th word
+	got=$(ila_pcap_word "$d/plain.pcap" 47)
+	echo "# plain quote: udp check $sent -> $got" >&3
+	[ "$((16#$got))" != "$((16#$sent))" ]
+	[ "$(ila_pcap_word "$d/plain.pcap" 28)" = 3333 ] # quoted source: the locator
+	run tcpdump -r "$d/plain.pcap" -nn -vv
+	echo "$output"
+	[[ $output != *"bad"* ]]
+
+	ila_capture_start "$router" r1 "$d/hao.pcap" icmp6 and dst host 3333:0:0:1::5
+	p=$CAP_PID
+	sent=$(in_ns "$client" perl "$tool" fd00:1::2 "$ILA_SIR_HOST" "$ILA_SIR_HOST" fd00:1::2 "$home")
+	wait "$p"
+	# ... Destination Options 12 words more
+	got=$(ila_pcap_word "$d/hao.pcap" 59)
+	echo "# quote with HAO $home: udp check $sent -> $got" >&3
+	w=$(ila_pcap_word "$d/hao.pcap" 27)
+	[ "${w:0:2}" = 3c ] # quoted next header 60: Destination Options
+	[ "$((16#$got))" = "$((16#$sent))" ]
+	[ "$(ila_pcap_word "$d/hao.pcap" 28)" = 3333 ]
+	run tcpdump -r "$d/hao.pcap" -nn -vv
+	echo "$output"
+	[[ $output != *"bad"* ]]
+	[ "$(ila_count "$router" ip6tables PREROUTING)" = 2 ]
 	ila_flush
 }
 

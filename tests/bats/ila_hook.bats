@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# nf_ila_hook: ILA / NPTv6 translation in direct netfilter hooks, driven by
+# nf_ila hooks: ILA / NPTv6 translation in direct netfilter hooks, driven by
 # `ilactl hook add|del|list`.
 #
 #   client c0 ----------- r0 router r1 ----------- s0 server
@@ -16,12 +16,12 @@ load helpers
 load ila_helpers
 
 setup_file() {
-	load_module nf_ila_hook
+	load_module nf_ila
 }
 
 teardown_file() {
-	unload_module nf_ila_hook
-	unload_module nf_ila_map
+	unload_module xt_ILA
+	unload_module nf_ila
 	unload_module nf_conntrack_rtcache	# the last test's
 }
 
@@ -91,13 +91,13 @@ hook_flush() {
 	run in_ns "$router" nft list hooks
 	echo "$output"
 	if grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=' "/boot/config-$(uname -r)"; then
-		[[ $output == *"hook prerouting"*"-0000000250 nf_ila_hook_static"*"[nf_ila_hook]"* ]]
-		[[ $output == *"hook postrouting"*"+0000000300 nf_ila_hook_static"*"[nf_ila_hook]"* ]]
+		[[ $output == *"hook prerouting"*"-0000000250 ila_hook_slot_fn"*"[nf_ila]"* ]]
+		[[ $output == *"hook postrouting"*"+0000000300 ila_hook_slot_fn"*"[nf_ila]"* ]]
 	else
 		# Debian's 6.1 is built without NETFILTER_NETLINK_HOOK: nft
 		# cannot list any hook there
 		echo "# $(uname -r): no NETFILTER_NETLINK_HOOK, nft list hooks shows nothing" >&3
-		[ -z "$output" ] || [[ $output != *nf_ila_hook* ]]
+		[ -z "$output" ] || [[ $output != *"[nf_ila]"* ]]
 	fi
 	# list shows what each hook does
 	run hctl "$router" hook list
@@ -275,6 +275,83 @@ hook_flush() {
 	hctl "$router" map destroy hosts
 }
 
+@test "hook: many prefixes at one point share one netfilter hook; the longest prefix wins; a prefix serves once per point and priority" {
+	ila_topo
+	local f=$BATS_TEST_TMPDIR i want
+	# the return path: server LOC->SIR in, SIR->LOC out; router LOC->SIR back
+	hctl "$server" hook add in prerouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	hctl "$router" hook add back postrouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	# 40 prefixes at prerouting -250: decoys of three lengths, a /48 that
+	# holds the SIR prefix, and the SIR /64 itself
+	for ((i = 0; i < 30; i++)); do echo "hook add d64_$i prerouting src-pfx 2001:db8:9:$i::/64 dst-pfx 3333:0:0:ff::/64"; done >"$f/hooks"
+	for ((i = 0; i < 8; i++)); do echo "hook add d56_$i prerouting src-pfx 2001:db8:a:${i}00::/56 dst-pfx 3333:0:0:fe00::/56"; done >>"$f/hooks"
+	echo "hook add wide prerouting src-pfx 2001:db8::/48 dst-pfx 3333:0:1::/48" >>"$f/hooks"
+	echo "hook add sir prerouting src-pfx $ILA_SIR_PFX dst-pfx $ILA_LOC_PFX" >>"$f/hooks"
+	hctl "$router" -b "$f/hooks"
+	[ "$(hctl "$router" -j hook list | jq length)" -eq 41 ]
+	# one netfilter hook for the 40 at prerouting (where nft can list hooks)
+	if grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=' "/boot/config-$(uname -r)"; then
+		run in_ns "$router" nft list hooks
+		echo "$output"
+		[ "$(echo "$output" | grep -c 'ila_hook_slot_fn')" -eq 2 ] # prerouting + postrouting
+	fi
+	# the SIR /64 translates; the /48 holding it does not see the packets
+	in_ns "$client" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	ila_tcp "$client" "$server" "$ILA_SIR_HOST" 7400 100000
+	ila_udp "$client" "$server" "$ILA_SIR_HOST" 7401 3000
+	[ "$(hook_field "$router" sir packets)" -ge 5 ]
+	[ "$(hook_field "$router" wide packets)" -eq 0 ]
+	[ "$(hook_field "$router" d64_7 packets)" -eq 0 ]
+	# a prefix is served once per point and priority ...
+	run hctl "$router" hook add dup prerouting src-pfx "$ILA_SIR_PFX" dst-pfx 3333:0:0:2::/64
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"File exists"* ]]
+	[[ $output == *"this point and priority"* ]]
+	# ... and at another priority it is another netfilter hook
+	hctl "$router" hook add dup prerouting src-pfx "$ILA_SIR_PFX" dst-pfx 3333:0:0:2::/64 priority -240
+	hctl "$router" hook del dup
+	# without the /64 the /48 takes the packet: 2001:db8:0:3::5 -> 3333:0:1:3::5
+	hctl "$router" hook del sir
+	ip -n "$router" -6 route add 3333:0:1::/48 via fd00:2::2
+	ila_capture_start "$router" r1 "$f/wide.pcap" ip6 and udp port 7402
+	local p=$CAP_PID
+	in_ns "$client" socat -u - "UDP6-SENDTO:[$ILA_SIR_HOST]:7402" <<<"wide"
+	wait "$p"
+	[ "$(ila_pcap_addr "$f/wide.pcap" dst)" = 3333:0:1:3:0:0:0:5 ]
+	[ "$(hook_field "$router" wide packets)" -eq 1 ]
+	# deleting all of them leaves no ILA hook at prerouting
+	sed -n 's/^hook add \([^ ]*\) .*/hook del \1/p' "$f/hooks" | grep -v ' sir$' >"$f/del"
+	hctl "$router" -b "$f/del"
+	[ "$(hctl "$router" -j hook list | jq -r '.[].name')" = back ]
+	hook_flush
+}
+
+@test "hook: output translates the destination and routes the packet again (the locator's route, not the SIR's): TCP and UDP" {
+	ila_topo
+	# The router itself talks to the SIR host. Its route for the SIR
+	# prefix leads to the client (the wrong way); the locator's, to the
+	# server. Only a packet routed again after the translation arrives.
+	ip -n "$router" -6 route add "$ILA_SIR_PFX" via fd00:1::2
+	hctl "$router" hook add o output src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	hctl "$router" hook add i input src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add in prerouting src-pfx "$ILA_LOC_PFX" dst-pfx "$ILA_SIR_PFX"
+	hctl "$server" hook add out postrouting src-pfx "$ILA_SIR_PFX" dst-pfx "$ILA_LOC_PFX"
+	local off
+	for off in off on; do
+		ila_offload "$router" r1 "$off"
+		ila_tcp "$router" "$server" "$ILA_SIR_HOST" 7410 200000
+		ila_udp "$router" "$server" "$ILA_SIR_HOST" 7411 3000
+		in_ns "$router" ping -6 -c 2 -i 0.2 -W 5 "$ILA_SIR_HOST" >/dev/null
+	done
+	[ "$(hook_field "$router" o packets)" -ge 10 ]
+	[ "$(hook_field "$router" o drops)" -eq 0 ]
+	[ "$(csum_errors "$server")" -eq 0 ]
+	[ "$(csum_errors "$router")" -eq 0 ]
+	hook_flush
+}
+
 @test "hook: bad commands exit non-zero with a clear message and change nothing" {
 	ns_create t
 	hctl "$t" hook add keep prerouting src-pfx 2001:db8::/64 dst-pfx 3333::/64
@@ -334,11 +411,12 @@ hook_flush() {
 	hctl "$t" hook add h prerouting src-pfx 2001:db8::/64 map m
 	ip netns del "$t"
 	# rmmod while hooks exist in the other namespaces
-	unload_module nf_ila_hook
-	[ ! -e /sys/module/nf_ila_hook ]
+	unload_module xt_ILA
+	unload_module nf_ila
+	[ ! -e /sys/module/nf_ila ]
 	run in_ns "$router" nft list hooks
-	[[ $output != *nf_ila_hook* ]]
-	load_module nf_ila_hook
+	[[ $output != *"[nf_ila]"* ]]
+	load_module nf_ila
 	[ "$(hctl "$router" -j hook list)" = "[]" ]
 }
 
@@ -367,11 +445,11 @@ hook_flush() {
 	hctl "$router" hook del m
 	hctl "$router" hook del back
 	hctl "$router" map destroy hosts
-	unload_module nf_ila_hook
-	unload_module nf_ila_map
+	unload_module xt_ILA
+	unload_module nf_ila
 	run in_ns "$client" ping -6 -c 1 -W 2 "$ILA_SIR_HOST"
 	[ "$status" -ne 0 ]
-	load_module nf_ila_hook
+	load_module nf_ila
 	t0=$EPOCHREALTIME
 	hctl "$router" restore "$f/router.saved"
 	echo "# restore of 1,000,001 entries and 2 hooks: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s" >&3

@@ -28,7 +28,7 @@ setup_file() {
 
 teardown_file() {
 	unload_module xt_ILA
-	unload_module nf_ila_map
+	unload_module nf_ila
 	rmmod ila 2>/dev/null || true
 }
 

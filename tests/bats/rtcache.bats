@@ -38,7 +38,7 @@ teardown_file() {
 	unload_module xt_rtcache
 	unload_module nf_conntrack_rtcache
 	unload_module xt_ILA
-	unload_module nf_ila_map
+	unload_module nf_ila
 	sysctl -qw net.core.netdev_unregister_timeout_secs="$OLD_UNREG_TIMEOUT"
 }
 

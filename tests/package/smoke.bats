@@ -73,7 +73,7 @@ teardown_file() {
 		inroot ip netns pids $n 2>/dev/null | xargs -r kill 2>/dev/null
 		inroot ip netns del $n 2>/dev/null
 	done
-	for n in xt_rtcache nf_conntrack_rtcache xt_ILA nf_ila_map; do
+	for n in xt_rtcache nf_conntrack_rtcache xt_ILA nf_ila; do
 		[ -e /sys/module/$n ] && inroot modprobe -r $n
 	done
 	umount -l "$R/tmp" "$R/run" "$R/sys" "$R/proc"
@@ -94,20 +94,20 @@ loaded_build_id() {
 
 @test "modprobe loads the DKMS-built modules from /lib/modules/$K/updates/dkms" {
 	local m f out
-	for m in xt_ILA nf_ila_map nf_conntrack_rtcache xt_rtcache; do
+	for m in xt_ILA nf_ila nf_conntrack_rtcache xt_rtcache; do
 		[ ! -e /sys/module/$m ] || { echo "$m already loaded" >&2; false; }
 	done
 	out=$(inroot modprobe -v xt_ILA 2>&1 && inroot modprobe -v nf_conntrack_rtcache 2>&1 &&
 		inroot modprobe -v xt_rtcache 2>&1)
 	echo "$out" >&2
-	for m in xt_ILA nf_ila_map nf_conntrack_rtcache xt_rtcache; do
+	for m in xt_ILA nf_ila nf_conntrack_rtcache xt_rtcache; do
 		f=$(echo "$out" | sed -n "s|^insmod \(/lib/modules/$K/updates/dkms/$m\.ko[^ ]*\).*|\1|p")
 		[ -n "$f" ] || { echo "$m not inserted from updates/dkms" >&2; false; }
 		# the module in the kernel is that very file (not one of the build tree)
 		[ "$(loaded_build_id $m)" = "$(build_id "$f")" ] ||
 			{ echo "$m: loaded build ID $(loaded_build_id $m) != $f's" >&2; false; }
 	done
-	inroot modinfo -F version nf_ila_map >&2 || true
+	inroot modinfo -F version nf_ila >&2 || true
 }
 
 @test "ILA prefix translation with the packaged ip6tables plugin: UDP, TCP, ping" {

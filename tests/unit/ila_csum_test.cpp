@@ -174,7 +174,7 @@ private:
 };
 
 ila_xlat make_xlat(const Rule &r, unsigned int mode, bool translate_src,
-		   unsigned int dir = ILA_DIR_SIR2ILA)
+		   unsigned int dir = NF_ILA_DIR_SIR2ILA)
 {
 	ila_xlat x;
 	ila_xlat_init(&x, r.src.data(), r.dst.data(), r.len, mode, translate_src, dir);
@@ -215,7 +215,7 @@ TEST(IlaPrefix, MatchAndRewriteKeepOtherBits)
 	for (int i = 0; i < kRounds; i++) {
 		unsigned int len = g.below(65);
 		Rule r = g.rule(len);
-		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, false);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_ADJUST_TRANSPORT, false);
 		Addr a = g.inside(r.src, len);
 		ASSERT_TRUE(ila_match(&x, a.data()));
 
@@ -239,7 +239,7 @@ TEST(IlaPrefix, DiffIsSumDstMinusSumSrc)
 	Gen g(2);
 	for (int i = 0; i < kRounds; i++) {
 		Rule r = g.rule(g.below(65));
-		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, false);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_ADJUST_TRANSPORT, false);
 		uint16_t want = ref_fold(uint64_t(ref_fold(ref_add(0, r.dst.data(), 16))) +
 					 uint16_t(~ref_fold(ref_add(0, r.src.data(), 16))));
 		ASSERT_TRUE(oc_equal(be_of_raw(x.diff), want));
@@ -250,7 +250,7 @@ TEST(IlaPrefix, DiffIsSumDstMinusSumSrc)
 TEST(IlaPrefix, DirectionOffsets)
 {
 	Rule r;
-	ila_xlat d = make_xlat(r, ILA_MODE_NO_ACTION, false), s = make_xlat(r, ILA_MODE_NO_ACTION, true);
+	ila_xlat d = make_xlat(r, NF_ILA_CSUM_NO_ACTION, false), s = make_xlat(r, NF_ILA_CSUM_NO_ACTION, true);
 	EXPECT_EQ(d.aoff, 24);
 	EXPECT_EQ(d.qoff, 8);
 	EXPECT_EQ(s.aoff, 8);
@@ -266,7 +266,7 @@ void translate(Packet &p, const ila_xlat &x, bool src, bool partial, uint16_t *t
 	uint8_t *a = src ? p.saddr() : p.daddr();
 	uint16_t delta = ila_xlat_addr(&x, a);
 	uint16_t t = delta;
-	if (x.mode == ILA_MODE_ADJUST_TRANSPORT)
+	if (x.mode == NF_ILA_CSUM_ADJUST_TRANSPORT)
 		t = ila_add16(t, ila_l4_csum_fix(p.check_field(), delta, partial, 1, p.proto == kUdp));
 	if (tot)
 		*tot = t;
@@ -281,7 +281,7 @@ TEST_P(IlaModes, AdjustTransportFixesTheChecksum)
 	for (int i = 0; i < kRounds; i++) {
 		unsigned int len = 1 + g.below(64);
 		Rule r = g.rule(len);
-		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_ADJUST_TRANSPORT, src);
 		Packet p = g.packet(g.proto());
 		Addr a = g.inside(r.src, len);
 		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
@@ -306,7 +306,7 @@ TEST_P(IlaModes, AdjustTransportPartialUpdatesPseudoHeaderSeed)
 	for (int i = 0; i < kRounds; i++) {
 		unsigned int len = 1 + g.below(64);
 		Rule r = g.rule(len);
-		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_ADJUST_TRANSPORT, src);
 		Packet p = g.packet(g.proto());
 		Addr a = g.inside(r.src, len);
 		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
@@ -329,7 +329,7 @@ TEST_P(IlaModes, ZeroUdpChecksumStaysZero)
 	Gen g(30 + src);
 	for (int i = 0; i < 1000; i++) {
 		Rule r = g.rule(64);
-		ila_xlat x = make_xlat(r, ILA_MODE_ADJUST_TRANSPORT, src);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_ADJUST_TRANSPORT, src);
 		Packet p = g.packet(kUdp);
 		Addr a = g.inside(r.src, 64);
 		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
@@ -345,18 +345,18 @@ TEST_P(IlaModes, NeutralModesLeaveEveryChecksumValid)
 {
 	const bool src = GetParam();
 	Gen g(40 + src);
-	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO, ILA_MODE_RFC6296}) {
+	for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO, NF_ILA_CSUM_RFC6296}) {
 		for (int i = 0; i < kRounds; i++) {
 			unsigned int len = 1 + g.below(64);
 			Rule r = g.rule(len);
 			ila_xlat x = make_xlat(r, mode, src);
 			Packet p = g.packet(g.proto());
 			Addr a = g.inside(r.src, len);
-			if (mode == ILA_MODE_NEUTRAL_MAP)
+			if (mode == NF_ILA_CSUM_NEUTRAL_MAP)
 				a[ILA_CBIT_BYTE] &= uint8_t(~ILA_CBIT);	// a SIR address
 			std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
 			if (!ila_can_xlat(&x, a.data())) {
-				if (mode == ILA_MODE_RFC6296) {	// no word to adjust
+				if (mode == NF_ILA_CSUM_RFC6296) {	// no word to adjust
 					ASSERT_GT(len, 48u);
 					for (int k = 8; k < 16; k++)
 						ASSERT_EQ(a[k], 0xff);
@@ -376,14 +376,14 @@ TEST_P(IlaModes, NeutralModesLeaveEveryChecksumValid)
 			ASSERT_TRUE(oc_equal(p.packet_sum(), before));
 			const uint8_t *b = src ? p.saddr() : p.daddr();
 			ASSERT_TRUE(ila_match(&x, a.data()));
-			if (mode == ILA_MODE_RFC6296)
+			if (mode == NF_ILA_CSUM_RFC6296)
 				continue;	// against ip6t_NPT: ila_peer_models_test
 			// identifier kept except the C-bit and the low 16 bits
 			for (int k = 8; k < 14; k++) {
-				uint8_t m = (k == ILA_CBIT_BYTE && mode == ILA_MODE_NEUTRAL_MAP) ? uint8_t(~ILA_CBIT) : 0xff;
+				uint8_t m = (k == ILA_CBIT_BYTE && mode == NF_ILA_CSUM_NEUTRAL_MAP) ? uint8_t(~ILA_CBIT) : 0xff;
 				ASSERT_EQ(b[k] & m, a[k] & m);
 			}
-			if (mode == ILA_MODE_NEUTRAL_MAP)
+			if (mode == NF_ILA_CSUM_NEUTRAL_MAP)
 				ASSERT_TRUE(b[ILA_CBIT_BYTE] & ILA_CBIT);
 			else
 				ASSERT_EQ(b[ILA_CBIT_BYTE] & ILA_CBIT, a[ILA_CBIT_BYTE] & ILA_CBIT);
@@ -399,7 +399,7 @@ TEST_P(IlaModes, NoneLeavesTheChecksumAlone)
 	for (int i = 0; i < kRounds; i++) {
 		unsigned int len = 1 + g.below(64);
 		Rule r = g.rule(len);
-		ila_xlat x = make_xlat(r, ILA_MODE_NO_ACTION, src);
+		ila_xlat x = make_xlat(r, NF_ILA_CSUM_NO_ACTION, src);
 		Packet p = g.packet(g.proto());
 		Addr a = g.inside(r.src, len);
 		std::memcpy(src ? p.saddr() : p.daddr(), a.data(), 16);
@@ -421,16 +421,16 @@ INSTANTIATE_TEST_SUITE_P(IlaDstAndSrc, IlaModes, ::testing::Bool(),
 TEST(IlaRoundTrip, SirToIlaToSirRestoresEveryBit)
 {
 	Gen g(60);
-	for (unsigned int mode : {ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NEUTRAL_MAP,
-				  ILA_MODE_NEUTRAL_MAP_AUTO, ILA_MODE_NO_ACTION, ILA_MODE_RFC6296}) {
+	for (unsigned int mode : {NF_ILA_CSUM_ADJUST_TRANSPORT, NF_ILA_CSUM_NEUTRAL_MAP,
+				  NF_ILA_CSUM_NEUTRAL_MAP_AUTO, NF_ILA_CSUM_NO_ACTION, NF_ILA_CSUM_RFC6296}) {
 		for (int i = 0; i < kRounds; i++) {
 			unsigned int len = 1 + g.below(64);
 			Rule fwd = g.rule(len), back;
 			back.len = len;
 			back.src = fwd.dst;
 			back.dst = fwd.src;
-			ila_xlat x1 = make_xlat(fwd, mode, g.below(2), ILA_DIR_SIR2ILA);
-			ila_xlat x2 = make_xlat(back, mode, g.below(2), ILA_DIR_ILA2SIR);
+			ila_xlat x1 = make_xlat(fwd, mode, g.below(2), NF_ILA_DIR_SIR2ILA);
+			ila_xlat x2 = make_xlat(back, mode, g.below(2), NF_ILA_DIR_ILA2SIR);
 
 			Addr sir = g.inside(fwd.src, len);
 			sir[ILA_CBIT_BYTE] &= uint8_t(~ILA_CBIT);
@@ -443,9 +443,9 @@ TEST(IlaRoundTrip, SirToIlaToSirRestoresEveryBit)
 				continue;
 			// one's complement has two zeros: an adjusted word that
 			// was ffff comes back as 0000 (man page, ila_csum.h)
-			if (mode == ILA_MODE_NEUTRAL_MAP_AUTO && sir[14] == 0xff && sir[15] == 0xff)
+			if (mode == NF_ILA_CSUM_NEUTRAL_MAP_AUTO && sir[14] == 0xff && sir[15] == 0xff)
 				continue;
-			if (mode == ILA_MODE_RFC6296) {
+			if (mode == NF_ILA_CSUM_RFC6296) {
 				unsigned int w = ila_rfc6296_word(&x1, sir.data());
 				if (sir[w] == 0xff && sir[w + 1] == 0xff)
 					continue;
@@ -470,15 +470,15 @@ TEST(IlaRoundTrip, WhatIsRefused)
 	inet_pton(AF_INET6, "2001:db8:0:3::ffff", a.data());
 	inet_pton(AF_INET6, "2001:db8:0:3:1000::1", c.data());	// C-bit set
 	// neutral-map SIR -> ILA: ffff could not come back, a C-bit is malformed
-	ila_xlat x = make_xlat(r, ILA_MODE_NEUTRAL_MAP, false, ILA_DIR_SIR2ILA);
+	ila_xlat x = make_xlat(r, NF_ILA_CSUM_NEUTRAL_MAP, false, NF_ILA_DIR_SIR2ILA);
 	EXPECT_FALSE(ila_can_xlat(&x, a.data()));
 	EXPECT_FALSE(ila_can_xlat(&x, c.data()));
 	// ILA -> SIR accepts both (0xffff is the kernel's zero)
-	x = make_xlat(r, ILA_MODE_NEUTRAL_MAP, false, ILA_DIR_ILA2SIR);
+	x = make_xlat(r, NF_ILA_CSUM_NEUTRAL_MAP, false, NF_ILA_DIR_ILA2SIR);
 	EXPECT_TRUE(ila_can_xlat(&x, a.data()));
 	EXPECT_TRUE(ila_can_xlat(&x, c.data()));
-	for (unsigned int mode : {ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NO_ACTION,
-				  ILA_MODE_NEUTRAL_MAP_AUTO, ILA_MODE_RFC6296}) {
+	for (unsigned int mode : {NF_ILA_CSUM_ADJUST_TRANSPORT, NF_ILA_CSUM_NO_ACTION,
+				  NF_ILA_CSUM_NEUTRAL_MAP_AUTO, NF_ILA_CSUM_RFC6296}) {
 		x = make_xlat(r, mode, false);
 		EXPECT_TRUE(ila_can_xlat(&x, a.data()));
 		EXPECT_TRUE(ila_can_xlat(&x, c.data()));
@@ -486,10 +486,10 @@ TEST(IlaRoundTrip, WhatIsRefused)
 	// rfc6296 beyond /48: words 4..7 all ffff leave nothing to adjust
 	Addr ones{};
 	inet_pton(AF_INET6, "2001:db8:0:3:ffff:ffff:ffff:ffff", ones.data());
-	x = make_xlat(r, ILA_MODE_RFC6296, false);
+	x = make_xlat(r, NF_ILA_CSUM_RFC6296, false);
 	EXPECT_FALSE(ila_can_xlat(&x, ones.data()));
 	r.len = 48;
-	x = make_xlat(r, ILA_MODE_RFC6296, false);
+	x = make_xlat(r, NF_ILA_CSUM_RFC6296, false);
 	EXPECT_TRUE(ila_can_xlat(&x, ones.data()));
 }
 
@@ -499,7 +499,7 @@ TEST(IlaPrefix, Init64EqualsInitWithLength64)
 	Gen g(70);
 	for (int i = 0; i < kRounds; i++) {
 		Rule r = g.rule(64);
-		unsigned int mode = g.below(ILA_MODE_COUNT), dir = g.below(2);
+		unsigned int mode = g.below(__NF_ILA_CSUM_MAX), dir = g.below(2);
 		bool src = g.below(2);
 		ila_xlat a, b;
 		std::memset(&b, 0xa5, sizeof(b));	// init64 must set every byte
@@ -539,8 +539,8 @@ TEST(IlaPrefix, LocatorOnlyPathEqualsTheRule)
 	for (int i = 0; i < kRounds; i++) {
 		unsigned int len = 1 + g.below(64);
 		Rule r = g.rule(len);
-		unsigned int mode = g.below(2) ? ILA_MODE_ADJUST_TRANSPORT :
-						 ILA_MODE_NO_ACTION;
+		unsigned int mode = g.below(2) ? NF_ILA_CSUM_ADJUST_TRANSPORT :
+						 NF_ILA_CSUM_NO_ACTION;
 		ASSERT_TRUE(ila_mode_loc_only(mode));
 		ila_xlat x = make_xlat(r, mode, false);
 		Addr a = g.below(4) ? g.inside(r.src, len) : g.addr();
@@ -555,13 +555,13 @@ TEST(IlaPrefix, LocatorOnlyPathEqualsTheRule)
 		EXPECT_EQ(diff, x.diff);
 		// a map entry: a /64 from the packet's own locator to b's
 		ila_xlat m;
-		ila_xlat_init64(&m, a.data(), b.data(), mode, 0, ILA_DIR_SIR2ILA);
+		ila_xlat_init64(&m, a.data(), b.data(), mode, 0, NF_ILA_DIR_SIR2ILA);
 		EXPECT_EQ(ila_loc_diff(ila_sum16(b.data(), 4), ila_get64(a.data())),
 			  m.diff);
 		EXPECT_EQ(m.diff, x.diff);
 	}
-	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO,
-				  ILA_MODE_RFC6296})
+	for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO,
+				  NF_ILA_CSUM_RFC6296})
 		EXPECT_FALSE(ila_mode_loc_only(mode));
 }
 
@@ -575,14 +575,14 @@ TEST(IlaRoundTrip, ManPageExample)
 	Addr a{};
 	inet_pton(AF_INET6, "2001:db8:0:3::5", a.data());
 
-	ila_xlat x = make_xlat(r, ILA_MODE_NEUTRAL_MAP, false);
+	ila_xlat x = make_xlat(r, NF_ILA_CSUM_NEUTRAL_MAP, false);
 	ila_xlat_addr(&x, a.data());
 	char buf[INET6_ADDRSTRLEN];
 	inet_ntop(AF_INET6, a.data(), buf, sizeof(buf));
 	EXPECT_STREQ(buf, "3333::1:1000:0:0:ea8c");
 
 	inet_pton(AF_INET6, "2001:db8:0:3::5", a.data());
-	x = make_xlat(r, ILA_MODE_NEUTRAL_MAP_AUTO, false);
+	x = make_xlat(r, NF_ILA_CSUM_NEUTRAL_MAP_AUTO, false);
 	ila_xlat_addr(&x, a.data());
 	inet_ntop(AF_INET6, a.data(), buf, sizeof(buf));
 	EXPECT_STREQ(buf, "3333:0:0:1::fa8c");

@@ -187,7 +187,7 @@ private:
 };
 
 ila_xlat ours(const Addr &src, const Addr &dst, unsigned int len, unsigned int mode,
-	      unsigned int dir = ILA_DIR_SIR2ILA)
+	      unsigned int dir = NF_ILA_DIR_SIR2ILA)
 {
 	ila_xlat x;
 	ila_xlat_init(&x, src.data(), dst.data(), len, mode, 0, dir);
@@ -224,7 +224,7 @@ TEST(PeerNpt, Rfc6296IsBitIdenticalToNpt)
 		unsigned int len = 1 + g.below(64);
 		Addr src = g.prefix(len), dst = g.prefix(len);
 		Npt npt(src, dst, len);
-		ila_xlat x = ours(src, dst, len, ILA_MODE_RFC6296);
+		ila_xlat x = ours(src, dst, len, NF_ILA_CSUM_RFC6296);
 		Addr a = g.inside(src, len);
 		switch (i % 5) {	// the words RFC 6296 treats specially
 		case 0: set_word(a, 4, 0xffff); break;
@@ -259,7 +259,7 @@ TEST(PeerNpt, ResultWordZeroIsWritten0000)
 			Addr n = a;
 			ASSERT_TRUE(npt.map(n));
 			ASSERT_EQ(word(n, w), 0);
-			auto o = ours_xlat(ours(src, dst, len, ILA_MODE_RFC6296), a);
+			auto o = ours_xlat(ours(src, dst, len, NF_ILA_CSUM_RFC6296), a);
 			ASSERT_TRUE(o);
 			ASSERT_EQ(*o, n);
 		}
@@ -274,7 +274,7 @@ TEST(PeerNpt, DnptUndoesOurSnptAndTheReverse)
 		Addr in = g.prefix(len), out = g.prefix(len);
 		Addr a = g.inside(in, len);
 		// ours inside -> outside, NPT back
-		auto o = ours_xlat(ours(in, out, len, ILA_MODE_RFC6296), a);
+		auto o = ours_xlat(ours(in, out, len, NF_ILA_CSUM_RFC6296), a);
 		if (!o)
 			continue;
 		Addr back = *o;
@@ -288,7 +288,7 @@ TEST(PeerNpt, DnptUndoesOurSnptAndTheReverse)
 		// NPT inside -> outside, ours back
 		Addr n = a;
 		ASSERT_TRUE(Npt(in, out, len).map(n));
-		auto r = ours_xlat(ours(out, in, len, ILA_MODE_RFC6296), n);
+		auto r = ours_xlat(ours(out, in, len, NF_ILA_CSUM_RFC6296), n);
 		ASSERT_TRUE(r);
 		ASSERT_EQ(*r, a);
 	}
@@ -317,15 +317,15 @@ IlaCase ila_case(Rng &g, int i)
 TEST(PeerKernelIla, SirToIlaAgreesWithTheKernel)
 {
 	Rng g(10);
-	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO,
-				  ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NO_ACTION}) {
+	for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO,
+				  NF_ILA_CSUM_ADJUST_TRANSPORT, NF_ILA_CSUM_NO_ACTION}) {
 		for (int i = 0; i < kRounds; i++) {
 			IlaCase c = ila_case(g, i);
 			Addr k = c.sir;
 			ASSERT_TRUE(kernel_ila(k, c.loc_pfx.data(), KMode(mode), true));
 			auto o = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, mode), c.sir);
 			if (!o) {	// only neutral-map refuses, and only ffff
-				ASSERT_EQ(mode, ILA_MODE_NEUTRAL_MAP);
+				ASSERT_EQ(mode, NF_ILA_CSUM_NEUTRAL_MAP);
 				ASSERT_EQ(word(c.sir, 7), 0xffff);
 				continue;
 			}
@@ -340,13 +340,13 @@ TEST(PeerKernelIla, SirToIlaAgreesWithTheKernel)
 TEST(PeerKernelIla, OursUndoesTheKernelsSirToIla)
 {
 	Rng g(11);
-	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO,
-				  ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NO_ACTION}) {
+	for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO,
+				  NF_ILA_CSUM_ADJUST_TRANSPORT, NF_ILA_CSUM_NO_ACTION}) {
 		for (int i = 0; i < kRounds; i++) {
 			IlaCase c = ila_case(g, i);
 			Addr k = c.sir;
 			kernel_ila(k, c.loc_pfx.data(), KMode(mode), true);
-			auto back = ours_xlat(ours(c.loc_pfx, c.sir_pfx, 64, mode, ILA_DIR_ILA2SIR), k);
+			auto back = ours_xlat(ours(c.loc_pfx, c.sir_pfx, 64, mode, NF_ILA_DIR_ILA2SIR), k);
 			ASSERT_TRUE(back) << "mode " << mode;	// 0xffff from the kernel accepted
 			if (ila_mode_neutral(mode) && word(c.sir, 7) == 0xffff) {
 				ASSERT_EQ(word(*back, 7), 0);	// two zeros, one representation
@@ -360,8 +360,8 @@ TEST(PeerKernelIla, OursUndoesTheKernelsSirToIla)
 TEST(PeerKernelIla, TheKernelUndoesOurSirToIla)
 {
 	Rng g(12);
-	for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO,
-				  ILA_MODE_ADJUST_TRANSPORT, ILA_MODE_NO_ACTION}) {
+	for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO,
+				  NF_ILA_CSUM_ADJUST_TRANSPORT, NF_ILA_CSUM_NO_ACTION}) {
 		for (int i = 0; i < kRounds; i++) {
 			IlaCase c = ila_case(g, i);
 			auto o = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, mode), c.sir);
@@ -386,7 +386,7 @@ TEST(PeerKernelIla, KernelZeroAsFfffIsRestored)
 	Rng g(13);
 	for (int i = 0; i < 1000; i++) {
 		IlaCase c = ila_case(g, 3);
-		for (unsigned int mode : {ILA_MODE_NEUTRAL_MAP, ILA_MODE_NEUTRAL_MAP_AUTO}) {
+		for (unsigned int mode : {NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_CSUM_NEUTRAL_MAP_AUTO}) {
 			Addr probe = c.sir;
 			set_word(probe, 7, 0);
 			kernel_ila(probe, c.loc_pfx.data(), KMode(mode), true);
@@ -397,7 +397,7 @@ TEST(PeerKernelIla, KernelZeroAsFfffIsRestored)
 			Addr k = sir;
 			kernel_ila(k, c.loc_pfx.data(), KMode(mode), true);
 			ASSERT_EQ(word(k, 7), 0xffff);
-			auto back = ours_xlat(ours(c.loc_pfx, c.sir_pfx, 64, mode, ILA_DIR_ILA2SIR), k);
+			auto back = ours_xlat(ours(c.loc_pfx, c.sir_pfx, 64, mode, NF_ILA_DIR_ILA2SIR), k);
 			ASSERT_TRUE(back);
 			ASSERT_EQ(*back, sir);
 			auto o = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, mode), sir);
@@ -415,7 +415,7 @@ TEST(PeerKernelIla, CBitRules)
 	Rng g(14);
 	for (int i = 0; i < kRounds; i++) {
 		IlaCase c = ila_case(g, i);
-		ila_xlat back = ours(c.loc_pfx, c.sir_pfx, 64, ILA_MODE_NEUTRAL_MAP, ILA_DIR_ILA2SIR);
+		ila_xlat back = ours(c.loc_pfx, c.sir_pfx, 64, NF_ILA_CSUM_NEUTRAL_MAP, NF_ILA_DIR_ILA2SIR);
 		// an ILA address from an adjust-transport / no-action peer: no
 		// C-bit; ILA -> SIR replaces the locator, identifier untouched
 		Addr ila = c.sir;
@@ -432,8 +432,8 @@ TEST(PeerKernelIla, CBitRules)
 		bad[8] |= 0x10;
 		Addr kb = bad;
 		ASSERT_FALSE(kernel_ila(kb, c.loc_pfx.data(), K_NEUTRAL_MAP, true));
-		ASSERT_FALSE(ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, ILA_MODE_NEUTRAL_MAP), bad));
-		auto s = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, ILA_MODE_NEUTRAL_MAP), c.sir);
+		ASSERT_FALSE(ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, NF_ILA_CSUM_NEUTRAL_MAP), bad));
+		auto s = ours_xlat(ours(c.sir_pfx, c.loc_pfx, 64, NF_ILA_CSUM_NEUTRAL_MAP), c.sir);
 		if (s) {
 			ASSERT_TRUE((*s)[8] & 0x10);
 		}

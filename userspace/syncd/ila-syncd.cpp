@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// ila-syncd - keep ILA maps (nf_ila_map) equal to a key range of an etcd v3
+// ila-syncd - keep ILA maps (module nf_ila) equal to a key range of an etcd v3
 // cluster: the mapping-system client of ILA routers (full mode) and
 // forwarding nodes (cache mode). See ila-syncd(8).
 //

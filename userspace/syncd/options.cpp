@@ -22,7 +22,7 @@ const char kUsage[] =
 	"       ila-syncd import --endpoints URL[,...] --prefix PREFIX [--map NAME] [--prune] [FILE|-]\n"
 	"       ila-syncd export --endpoints URL[,...] --prefix PREFIX [--map NAME]\n"
 	"\n"
-	"Keeps the ILA map NAME (nf_ila_map, see ilactl(8)) equal to the etcd v3 keys\n"
+	"Keeps the ILA map NAME (module nf_ila, see ilactl(8)) equal to the etcd v3 keys\n"
 	"  PREFIX/maps/NAME/IDENTIFIER  ->  \"LOCATOR [csum-mode MODE]\"\n"
 	"(IDENTIFIER as `ilactl map show` writes it; the value in the words of `ilactl map add`).\n"
 	"\n"

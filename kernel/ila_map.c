@@ -1,64 +1,58 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
- * nf_ila_map.c - named per-netns ILA maps: identifier -> locator + checksum
- * mode, for "ip6tables -j ILA --map NAME".
+ * ila_map.c - named per-netns ILA maps: identifier -> locator + checksum
+ * mode, for -j ILA --map and the map hooks. Part of nf_ila.ko.
  *
  * Each network namespace has its own set of maps, created and filled over
  * the generic netlink family ILA_MAP (<linux/ila_map.h>, tool: ilactl(8)).
- * A map is an rhashtable keyed by the 64-bit identifier: lookups from the
- * packet path are lock-free under RCU and O(1) at any size, updates are
- * serialised by a per-netns mutex and never block readers (an entry is never
- * changed in place; replace swaps in a new entry and frees the old one after
- * a grace period).
+ * A map's contents are an rhashtable keyed by the 64-bit identifier
+ * (struct nf_ila_map_tbl): lookups from the packet path are lock-free under
+ * RCU and O(1) at any size; updates are serialised by the netns lock and
+ * never block readers (an entry is never changed in place: replace swaps in
+ * a new entry and frees the old one after a grace period).
  *
- * Lifetime: a map is referenced by its netns list, by every rule using it and
- * by every dump in progress; the last reference frees it after an RCU grace
- * period. Destroying a map that rules still use is refused with EBUSY.
+ * Lifetime: a map is referenced by its netns list and by every rule and
+ * hook using it; destroying a map in use is refused with EBUSY. Its table
+ * is referenced by the map and by every entry dump walking it, so `map
+ * swap` and `map flush` (which puts an empty table in place) never wait for
+ * a reader; the last reference frees the table, entries and all, after an
+ * RCU grace period.
+ *
+ * Memory: maps, tables and entries are charged to the memory cgroup of the
+ * task that creates them (the rhashtable's bucket arrays, allocated by
+ * rhashtable itself, are not: at most 16 bytes per entry more, bounded by
+ * the entries that are charged). Limits per netns: NF_ILA_MAX_MAPS maps,
+ * each at most max-entries (<= ILA_MAP_LIMIT_MAX_ENTRIES) entries.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/ratelimit.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 #include <net/sock.h>
 #include <linux/ila_map.h>
-#include <linux/netfilter/xt_ILA.h>
 
 #include <common/ila_csum.h>
+#include <common/ila_names.h>
 
 #include "compat.h"
-#include "nf_ila_map.h"
+#include "ila.h"
+#include "ila_map.h"
 
-/* entries carry the mode xt_ILA applies: one numbering */
-static_assert((int)ILA_MAP_CSUM_ADJUST_TRANSPORT == (int)XT_ILA_CSUM_ADJUST_TRANSPORT);
-static_assert((int)ILA_MAP_CSUM_NEUTRAL_MAP == (int)XT_ILA_CSUM_NEUTRAL_MAP);
-static_assert((int)ILA_MAP_CSUM_NO_ACTION == (int)XT_ILA_CSUM_NO_ACTION);
-static_assert((int)ILA_MAP_CSUM_NEUTRAL_MAP_AUTO == (int)XT_ILA_CSUM_NEUTRAL_MAP_AUTO);
-static_assert((int)ILA_MAP_CSUM_RFC6296 == (int)XT_ILA_CSUM_RFC6296);
-static_assert(ILA_MAP_NAMSIZ == XT_ILA_MAP_NAMELEN);
-
-#define NF_ILA_MAP_MAX_PER_NET	1024
-
-/* struct nf_ila_map and its entries: nf_ila_map.h (users inline lookups) */
-
-struct nf_ila_map_net {
-	struct mutex		lock;	/* maps list and all updates */
-	struct list_head	maps;
-	unsigned int		count;
-};
+/* struct nf_ila_map and its entries: ila_map.h (users inline lookups) */
 
 struct nf_ila_map_dump {
 	struct rhashtable_iter	iter;
-	struct nf_ila_map	*map;
+	struct nf_ila_map_tbl	*tbl;		/* held: the table walked */
 	bool			pending;	/* iter's current entry not sent */
 };
 
@@ -94,7 +88,6 @@ static const struct rhashtable_params nf_ila_map_params = {
 	.automatic_shrinking	= true,
 };
 
-static unsigned int nf_ila_map_net_id __read_mostly;
 static struct kmem_cache *nf_ila_map_cachep __read_mostly;
 static struct workqueue_struct *nf_ila_map_wq __read_mostly;
 
@@ -108,17 +101,10 @@ EXPORT_SYMBOL_GPL(nf_ila_map_entry_hits);
 module_param_named(entry_hits, nf_ila_map_entry_hits, bool, 0644);
 MODULE_PARM_DESC(entry_hits, "count hits per map entry (ilactl map show -s); default Y");
 
-static struct genl_family nf_ila_map_family __ro_after_init;
-
-static struct nf_ila_map_net *nf_ila_map_pernet(struct net *net)
-{
-	return net_generic(net, nf_ila_map_net_id);
-}
-
 /*
- * The table of a map for a writer: every change of map->tbl (swap) and of
- * its contents happens under the per-netns mutex, which callers hold (or
- * the map is unreachable: free, an entry dump that blocks swaps).
+ * The table of a map for a writer: every change of map->tbl (swap, flush)
+ * and of its contents happens under the netns lock, which callers hold (or
+ * the map is unreachable: being freed).
  */
 static struct nf_ila_map_tbl *nf_ila_map_tbl(const struct nf_ila_map *map)
 {
@@ -143,13 +129,61 @@ static void nf_ila_map_entry_free_rcu(struct rcu_head *head)
 			container_of(head, struct nf_ila_map_entry, rcu));
 }
 
+/* A new empty table; process context, charged to the caller's memcg. */
+static struct nf_ila_map_tbl *nf_ila_map_tbl_new(u32 max_entries)
+{
+	struct nf_ila_map_tbl *t;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return NULL;
+	if (rhashtable_init(&t->ht, &nf_ila_map_params)) {
+		kfree(t);
+		return NULL;
+	}
+	t->max_entries = max_entries;
+	refcount_set(&t->refcnt, 1);
+	return t;
+}
+
+static void nf_ila_map_tbl_free(struct nf_ila_map_tbl *t)
+{
+	rhashtable_free_and_destroy(&t->ht, nf_ila_map_entry_free, NULL);
+	kfree(t);
+}
+
+static void nf_ila_map_tbl_free_work(struct work_struct *work)
+{
+	nf_ila_map_tbl_free(container_of(to_rcu_work(work),
+					 struct nf_ila_map_tbl, free_work));
+}
+
+/*
+ * Drop a reference on a table no map holds any more (swapped out, flushed,
+ * or walked by a dump). The last one frees it, entries and all, in one
+ * walk after an RCU grace period (packets that found it before it left its
+ * map may still be looking entries up): no callback per entry.
+ */
+static void nf_ila_map_tbl_put(struct nf_ila_map_tbl *t)
+{
+	if (!refcount_dec_and_test(&t->refcnt))
+		return;
+	INIT_RCU_WORK(&t->free_work, nf_ila_map_tbl_free_work);
+	queue_rcu_work(nf_ila_map_wq, &t->free_work);
+}
+
 static void nf_ila_map_free_work(struct work_struct *work)
 {
 	struct nf_ila_map *map = container_of(to_rcu_work(work),
 					      struct nf_ila_map, free_work);
+	struct nf_ila_map_tbl *t = nf_ila_map_tbl(map);
 
-	rhashtable_free_and_destroy(nf_ila_map_ht(map), nf_ila_map_entry_free, NULL);
-	kfree(nf_ila_map_tbl(map));
+	/*
+	 * A grace period has passed since the map, the last way packets found
+	 * its table, went: unless a dump holds the table, free it now.
+	 */
+	if (refcount_dec_and_test(&t->refcnt))
+		nf_ila_map_tbl_free(t);
 	free_percpu(map->stats);
 	kfree(map);
 }
@@ -158,44 +192,52 @@ static void nf_ila_map_release(struct nf_ila_map *map)
 {
 	if (!refcount_dec_and_test(&map->refcnt))
 		return;
-	/* packets may still be looking it up: free after a grace period */
+	/* packets may still use it (its counters): free after a grace period */
 	INIT_RCU_WORK(&map->free_work, nf_ila_map_free_work);
 	queue_rcu_work(nf_ila_map_wq, &map->free_work);
 }
 
-static struct nf_ila_map *nf_ila_map_find(struct nf_ila_map_net *mn,
+static struct nf_ila_map *nf_ila_map_find(struct nf_ila_net *in,
 					  const char *name)
 {
 	struct nf_ila_map *map;
 
-	lockdep_assert_held(&mn->lock);
-	list_for_each_entry(map, &mn->maps, list)
+	lockdep_assert_held(&in->lock);
+	list_for_each_entry(map, &in->maps, list)
 		if (!strcmp(map->name, name))
 			return map;
 	return NULL;
 }
 
-/* ---- API for xt_ILA ------------------------------------------------------ */
+/* ---- API for rules and hooks ---------------------------------------------- */
+
+struct nf_ila_map *nf_ila_map_get_locked(struct nf_ila_net *in,
+					 const char *name)
+{
+	struct nf_ila_map *map = nf_ila_map_find(in, name);
+
+	if (!map)
+		return ERR_PTR(-ENOENT);
+	refcount_inc(&map->refcnt);
+	atomic_inc(&map->users);
+	return map;
+}
 
 struct nf_ila_map *nf_ila_map_get(struct net *net, const char *name)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
+	struct nf_ila_net *in = nf_ila_pernet(net);
 	struct nf_ila_map *map;
 
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_find(mn, name);
-	if (map) {
-		refcount_inc(&map->refcnt);
-		atomic_inc(&map->rules);
-	}
-	mutex_unlock(&mn->lock);
-	return map ?: ERR_PTR(-ENOENT);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_get_locked(in, name);
+	mutex_unlock(&in->lock);
+	return map;
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_get);
 
 void nf_ila_map_put(struct nf_ila_map *map)
 {
-	atomic_dec(&map->rules);
+	atomic_dec(&map->users);
 	nf_ila_map_release(map);
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_put);
@@ -210,24 +252,28 @@ void nf_ila_map_miss(struct nf_ila_map *map, __be64 ident, bool notify_miss)
 }
 EXPORT_SYMBOL_GPL(nf_ila_map_miss);
 
-struct nf_ila_map_entry *nf_ila_map_find_nested(struct rhashtable *ht,
-						__be64 ident)
+struct nf_ila_map_entry *nf_ila_map_find_slow(struct rhashtable *ht,
+					      __be64 ident)
 {
 	return rhashtable_lookup(ht, &ident, nf_ila_map_params);
 }
-EXPORT_SYMBOL_GPL(nf_ila_map_find_nested);
+EXPORT_SYMBOL_GPL(nf_ila_map_find_slow);
 
 /* ---- netlink helpers ----------------------------------------------------- */
 
+/*
+ * Listeners need CAP_NET_ADMIN in the netns's user namespace: MISS events
+ * tell which identifiers are in use, changes what the maps hold.
+ */
 static const struct genl_multicast_group nf_ila_map_mcgrps[] = {
-	{ .name = ILA_MAP_MCGRP_EVENTS },
+	{ .name = ILA_MAP_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 /*
  * Tell the "events" group (ilactl monitor) what a successful command
  * changed, as the command itself: cmd, the map's name (NEWMAP: and how it
  * was created), NAME2 of a swap, the entry written or removed (REPLACE when
- * an entry was replaced). Called under mn->lock; builds nothing while no
+ * an entry was replaced). Called under in->lock; builds nothing while no
  * one listens.
  */
 static void nf_ila_map_notify(struct genl_info *info, u8 cmd,
@@ -302,7 +348,7 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 				    .len = ILA_MAP_NAMSIZ - 1 },
 	[ILA_MAP_A_IDENT]	= { .type = NLA_U64 },
 	[ILA_MAP_A_LOCATOR]	= { .type = NLA_U64 },
-	[ILA_MAP_A_CSUM_MODE]	= NLA_POLICY_MAX(NLA_U8, ILA_MAP_CSUM_MAX),
+	[ILA_MAP_A_CSUM_MODE]	= NLA_POLICY_MAX(NLA_U8, NF_ILA_CSUM_MAX),
 	[ILA_MAP_A_MAX_ENTRIES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&nf_ila_map_max_range),
 	[ILA_MAP_A_ENTRIES]	= { .type = NLA_REJECT },
@@ -315,20 +361,8 @@ static const struct nla_policy nf_ila_map_policy[ILA_MAP_A_MAX + 1] = {
 	[ILA_MAP_A_NOTIFY_MISS]	= { .type = NLA_FLAG },
 };
 
-static bool nf_ila_map_name_ok(const char *name)
-{
-	if (!*name)
-		return false;
-	for (; *name; name++)	/* ASCII only: the kernel's ctype knows Latin-1 */
-		if (!(*name >= 'a' && *name <= 'z') &&
-		    !(*name >= 'A' && *name <= 'Z') &&
-		    !(*name >= '0' && *name <= '9') && !strchr("_.-", *name))
-			return false;
-	return true;
-}
-
 /* Map named by ILA_MAP_A_NAME, or an ERR_PTR with the reason in extack. */
-static struct nf_ila_map *nf_ila_map_from_attrs(struct nf_ila_map_net *mn,
+static struct nf_ila_map *nf_ila_map_from_attrs(struct nf_ila_net *in,
 						struct nlattr **attrs,
 						struct netlink_ext_ack *extack)
 {
@@ -336,7 +370,7 @@ static struct nf_ila_map *nf_ila_map_from_attrs(struct nf_ila_map_net *mn,
 
 	if (NL_REQ_ATTR_CHECK(extack, NULL, attrs, ILA_MAP_A_NAME))
 		return ERR_PTR(-EINVAL);
-	map = nf_ila_map_find(mn, nla_data(attrs[ILA_MAP_A_NAME]));
+	map = nf_ila_map_find(in, nla_data(attrs[ILA_MAP_A_NAME]));
 	if (!map) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[ILA_MAP_A_NAME],
 				    "no such map");
@@ -377,7 +411,7 @@ static int nf_ila_map_fill_map(struct sk_buff *skb, u32 portid, u32 seq,
 			atomic_read(&nf_ila_map_ht(map)->nelems)) ||
 	    nla_put_u32(skb, ILA_MAP_A_MAX_ENTRIES,
 			nf_ila_map_tbl(map)->max_entries) ||
-	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->rules)) ||
+	    nla_put_u32(skb, ILA_MAP_A_RULES, atomic_read(&map->users)) ||
 	    (map->notify_miss && nla_put_flag(skb, ILA_MAP_A_NOTIFY_MISS)))
 		goto cancel;
 	nest = nla_nest_start(skb, ILA_MAP_A_STATS);
@@ -426,7 +460,7 @@ static int nf_ila_map_fill_entry(struct sk_buff *skb, u32 portid, u32 seq,
 
 static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nlattr *name_attr = info->attrs[ILA_MAP_A_NAME];
 	struct nf_ila_map_tbl *tbl;
 	struct nf_ila_map *map;
@@ -434,9 +468,9 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_NAME))
 		return -EINVAL;
-	if (!nf_ila_map_name_ok(nla_data(name_attr))) {
+	if (!ila_name_ok(nla_data(name_attr))) {
 		NL_SET_ERR_MSG_ATTR(info->extack, name_attr,
-				    "map name: use 1-31 characters of A-Z a-z 0-9 _ . -");
+				    "map name: use " ILA_NAME_RULE);
 		return -EINVAL;
 	}
 
@@ -448,19 +482,13 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto err_free_map;
 	}
-	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
+	tbl = nf_ila_map_tbl_new(info->attrs[ILA_MAP_A_MAX_ENTRIES] ?
+				 nla_get_u32(info->attrs[ILA_MAP_A_MAX_ENTRIES]) :
+				 ILA_MAP_DEFAULT_MAX_ENTRIES);
 	if (!tbl) {
 		err = -ENOMEM;
 		goto err_free_stats;
 	}
-	err = rhashtable_init(&tbl->ht, &nf_ila_map_params);
-	if (err) {
-		kfree(tbl);
-		goto err_free_stats;
-	}
-	tbl->max_entries = ILA_MAP_DEFAULT_MAX_ENTRIES;
-	if (info->attrs[ILA_MAP_A_MAX_ENTRIES])
-		tbl->max_entries = nla_get_u32(info->attrs[ILA_MAP_A_MAX_ENTRIES]);
 	RCU_INIT_POINTER(map->tbl, tbl);
 	nla_strscpy(map->name, name_attr, sizeof(map->name));
 	refcount_set(&map->refcnt, 1);
@@ -470,27 +498,27 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 	ratelimit_set_flags(&map->miss_rs, RATELIMIT_MSG_ON_RELEASE);
 	write_pnet(&map->net, genl_info_net(info));
 
-	mutex_lock(&mn->lock);
-	if (nf_ila_map_find(mn, map->name)) {
+	mutex_lock(&in->lock);
+	if (nf_ila_map_find(in, map->name)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, name_attr, "map exists");
 		err = -EEXIST;
 		goto err_unlock;
 	}
-	if (mn->count >= NF_ILA_MAP_MAX_PER_NET) {
+	if (in->nmaps >= NF_ILA_MAX_MAPS) {
 		NL_SET_ERR_MSG(info->extack, "too many maps in this netns");
 		err = -ENOSPC;
 		goto err_unlock;
 	}
-	list_add_tail(&map->list, &mn->maps);
-	mn->count++;
+	list_add_tail(&map->list, &in->maps);
+	in->nmaps++;
 	nf_ila_map_notify(info, ILA_MAP_CMD_NEWMAP, map, NULL, NULL, false);
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	return 0;
 
 err_unlock:
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	rhashtable_destroy(&tbl->ht);
-	kfree(tbl);
+	kfree(tbl);	/* never published */
 err_free_stats:
 	free_percpu(map->stats);
 err_free_map:
@@ -500,32 +528,32 @@ err_free_map:
 
 static int nf_ila_map_cmd_delmap(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map *map;
 	int err = 0;
 
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	if (IS_ERR(map)) {
 		err = PTR_ERR(map);
-	} else if (atomic_read(&map->rules)) {
+	} else if (atomic_read(&map->users)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME],
-				    "map is in use by ip6tables rules");
+				    "map is in use by ip6tables rules or ilactl hooks");
 		err = -EBUSY;
 	} else {
 		nf_ila_map_notify(info, ILA_MAP_CMD_DELMAP, map, NULL,
 				  NULL, false);
 		list_del(&map->list);
-		mn->count--;
+		in->nmaps--;
 		nf_ila_map_release(map);
 	}
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	return err;
 }
 
 static int nf_ila_map_cmd_getmap(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map *map;
 	struct sk_buff *msg;
 	int err;
@@ -533,11 +561,11 @@ static int nf_ila_map_cmd_getmap(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	err = IS_ERR(map) ? PTR_ERR(map) :
 	      nf_ila_map_fill_map(msg, info->snd_portid, info->snd_seq, 0, map);
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -547,12 +575,12 @@ static int nf_ila_map_cmd_getmap(struct sk_buff *skb, struct genl_info *info)
 
 static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(sock_net(skb->sk));
+	struct nf_ila_net *in = nf_ila_pernet(sock_net(skb->sk));
 	struct nf_ila_map *map;
 	long idx = 0, skip = cb->args[0];
 
-	mutex_lock(&mn->lock);
-	list_for_each_entry(map, &mn->maps, list) {
+	mutex_lock(&in->lock);
+	list_for_each_entry(map, &in->maps, list) {
 		if (idx++ < skip)
 			continue;
 		if (nf_ila_map_fill_map(skb, NETLINK_CB(cb->skb).portid,
@@ -561,13 +589,13 @@ static int nf_ila_map_dump_maps(struct sk_buff *skb, struct netlink_callback *cb
 			break;
 		}
 	}
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	cb->args[0] = idx;
 	return skb->len;
 }
 
 /*
- * Call fn on every entry of map's table (mn->lock held), rescheduling now
+ * Call fn on every entry of map's table (in->lock held), rescheduling now
  * and then. A resize rewinds the walk, so fn may see an entry twice.
  */
 static void nf_ila_map_walk_locked(struct nf_ila_map *map,
@@ -595,44 +623,30 @@ static void nf_ila_map_walk_locked(struct nf_ila_map *map,
 	rhashtable_walk_exit(&iter);
 }
 
-static void nf_ila_map_entry_remove(struct rhashtable *ht,
-				    struct nf_ila_map_entry *e)
-{
-	if (!rhashtable_remove_fast(ht, &e->node, nf_ila_map_params))
-		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
-}
-
-/* Deletes every entry; readers see each entry until it is unlinked. */
-static void nf_ila_map_flush_locked(struct nf_ila_map *map)
-{
-	while (atomic_read(&nf_ila_map_ht(map)->nelems))
-		nf_ila_map_walk_locked(map, nf_ila_map_entry_remove);
-}
-
 /*
  * SWAP NAME NAME2: exchange the contents (entries, max-entries) of two maps
  * with one pointer store each. A packet looks the table up once: it sees
  * the old contents or the new ones, never an empty map, so a map can be
  * reloaded under traffic (fill a scratch map, swap, destroy the scratch).
- * The counters stay with the names. Refused while an entry dump walks one
- * of them.
+ * The counters stay with the names. Entry dumps in progress go on walking
+ * the table they started on.
  */
 static int nf_ila_map_cmd_swap(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map_tbl *ta, *tb;
 	struct nf_ila_map *a, *b;
 	int err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_NAME2))
 		return -EINVAL;
-	mutex_lock(&mn->lock);
-	a = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	mutex_lock(&in->lock);
+	a = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	if (IS_ERR(a)) {
 		err = PTR_ERR(a);
 		goto out;
 	}
-	b = nf_ila_map_find(mn, nla_data(info->attrs[ILA_MAP_A_NAME2]));
+	b = nf_ila_map_find(in, nla_data(info->attrs[ILA_MAP_A_NAME2]));
 	if (!b) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ILA_MAP_A_NAME2],
 				    "no such map");
@@ -641,37 +655,45 @@ static int nf_ila_map_cmd_swap(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (a == b)
 		goto out;
-	if (atomic_read(&a->dumps) || atomic_read(&b->dumps)) {
-		NL_SET_ERR_MSG(info->extack, "a dump of one of the maps is in progress");
-		err = -EBUSY;
-		goto out;
-	}
 	ta = nf_ila_map_tbl(a);
 	tb = nf_ila_map_tbl(b);
 	rcu_assign_pointer(a->tbl, tb);
 	rcu_assign_pointer(b->tbl, ta);
 	nf_ila_map_notify(info, ILA_MAP_CMD_SWAP, a, b->name, NULL, false);
 out:
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	return err;
 }
 
+/*
+ * FLUSH NAME: an empty table (same max-entries) takes the place of the
+ * map's, as a swap does; the old one is freed as a whole once no packet
+ * and no dump uses it.
+ */
 static int nf_ila_map_cmd_flush(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
+	struct nf_ila_map_tbl *old, *empty;
 	struct nf_ila_map *map;
 	int err = 0;
 
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
-	if (IS_ERR(map))
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
+	if (IS_ERR(map)) {
 		err = PTR_ERR(map);
-	else {
-		nf_ila_map_flush_locked(map);
-		nf_ila_map_notify(info, ILA_MAP_CMD_FLUSH, map, NULL,
-				  NULL, false);
+		goto out;
 	}
-	mutex_unlock(&mn->lock);
+	old = nf_ila_map_tbl(map);
+	empty = nf_ila_map_tbl_new(old->max_entries);
+	if (!empty) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rcu_assign_pointer(map->tbl, empty);
+	nf_ila_map_tbl_put(old);
+	nf_ila_map_notify(info, ILA_MAP_CMD_FLUSH, map, NULL, NULL, false);
+out:
+	mutex_unlock(&in->lock);
 	return err;
 }
 
@@ -688,14 +710,14 @@ static void nf_ila_map_entry_reset(struct rhashtable *ht,
 static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 					 struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map *map;
 	int cpu;
 
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	if (IS_ERR(map)) {
-		mutex_unlock(&mn->lock);
+		mutex_unlock(&in->lock);
 		return PTR_ERR(map);
 	}
 	for_each_possible_cpu(cpu) {
@@ -707,7 +729,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 	nf_ila_map_walk_locked(map, nf_ila_map_entry_reset);
 	nf_ila_map_notify(info, ILA_MAP_CMD_RESET_COUNTERS, map, NULL,
 			  NULL, false);
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	return 0;
 }
 
@@ -715,7 +737,7 @@ static int nf_ila_map_cmd_reset_counters(struct sk_buff *skb,
 
 static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	bool replace = nla_get_flag(info->attrs[ILA_MAP_A_REPLACE]);
 	struct nf_ila_map_entry *e, *old;
 	struct nf_ila_map *map;
@@ -731,12 +753,12 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 	e->ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
 	e->locator = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_LOCATOR]);
 	e->loc_sum = ila_sum16(&e->locator, 4);
-	e->csum_mode = ILA_MAP_CSUM_ADJUST_TRANSPORT;
+	e->csum_mode = NF_ILA_CSUM_ADJUST_TRANSPORT;
 	if (info->attrs[ILA_MAP_A_CSUM_MODE])
 		e->csum_mode = nla_get_u8(info->attrs[ILA_MAP_A_CSUM_MODE]);
 
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	if (IS_ERR(map)) {
 		err = PTR_ERR(map);
 		goto out_unlock;
@@ -780,15 +802,15 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 				    "identifier already mapped (use replace)");
 	}
 out_unlock:
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	if (e)
 		kmem_cache_free(nf_ila_map_cachep, e);
 	return err;
 }
 
-/* The entry ILA_MAP_A_IDENT of the map ILA_MAP_A_NAME; mn->lock held. */
+/* The entry ILA_MAP_A_IDENT of the map ILA_MAP_A_NAME; in->lock held. */
 static struct nf_ila_map_entry *
-nf_ila_map_entry_from_info(struct nf_ila_map_net *mn, struct genl_info *info,
+nf_ila_map_entry_from_info(struct nf_ila_net *in, struct genl_info *info,
 			   struct nf_ila_map **mapp)
 {
 	struct nf_ila_map_entry *e;
@@ -797,7 +819,7 @@ nf_ila_map_entry_from_info(struct nf_ila_map_net *mn, struct genl_info *info,
 
 	if (GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_IDENT))
 		return ERR_PTR(-EINVAL);
-	map = nf_ila_map_from_attrs(mn, info->attrs, info->extack);
+	map = nf_ila_map_from_attrs(in, info->attrs, info->extack);
 	if (IS_ERR(map))
 		return ERR_CAST(map);
 	ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
@@ -813,13 +835,13 @@ nf_ila_map_entry_from_info(struct nf_ila_map_net *mn, struct genl_info *info,
 
 static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
 	int err;
 
-	mutex_lock(&mn->lock);
-	e = nf_ila_map_entry_from_info(mn, info, &map);
+	mutex_lock(&in->lock);
+	e = nf_ila_map_entry_from_info(in, info, &map);
 	err = IS_ERR(e) ? PTR_ERR(e) :
 	      rhashtable_remove_fast(nf_ila_map_ht(map), &e->node,
 				     nf_ila_map_params);
@@ -828,13 +850,13 @@ static int nf_ila_map_cmd_delentry(struct sk_buff *skb, struct genl_info *info)
 				  e, false);
 		call_rcu(&e->rcu, nf_ila_map_entry_free_rcu);
 	}
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	return err;
 }
 
 static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(genl_info_net(info));
+	struct nf_ila_net *in = nf_ila_pernet(genl_info_net(info));
 	struct nf_ila_map_entry *e;
 	struct nf_ila_map *map;
 	struct sk_buff *msg;
@@ -843,12 +865,12 @@ static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&mn->lock);
-	e = nf_ila_map_entry_from_info(mn, info, &map);
+	mutex_lock(&in->lock);
+	e = nf_ila_map_entry_from_info(in, info, &map);
 	err = IS_ERR(e) ? PTR_ERR(e) :
 	      nf_ila_map_fill_entry(msg, info->snd_portid, info->snd_seq, 0,
 				    e, map->name);
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -858,28 +880,33 @@ static int nf_ila_map_cmd_getentry(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- entry dump: resumable walk over millions of entries ----------------- */
 
+/*
+ * The dump holds the table it starts on, not the map: a swap or flush of
+ * the map goes ahead, and the dump walks what the map held when it began.
+ */
 static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(sock_net(cb->skb->sk));
+	struct nf_ila_net *in = nf_ila_pernet(sock_net(cb->skb->sk));
+	struct nf_ila_map_tbl *tbl = NULL;
 	struct nf_ila_map_dump *d;
 	struct nf_ila_map *map;
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 	if (!d)
 		return -ENOMEM;
-	mutex_lock(&mn->lock);
-	map = nf_ila_map_from_attrs(mn, nfilr_genl_dump_attrs(cb), cb->extack);
+	mutex_lock(&in->lock);
+	map = nf_ila_map_from_attrs(in, nfilr_genl_dump_attrs(cb), cb->extack);
 	if (!IS_ERR(map)) {
-		refcount_inc(&map->refcnt);
-		atomic_inc(&map->dumps);	/* no swap while we walk tbl */
-		rhashtable_walk_enter(nf_ila_map_ht(map), &d->iter);
+		tbl = nf_ila_map_tbl(map);
+		refcount_inc(&tbl->refcnt);
+		rhashtable_walk_enter(&tbl->ht, &d->iter);
 	}
-	mutex_unlock(&mn->lock);
+	mutex_unlock(&in->lock);
 	if (IS_ERR(map)) {
 		kfree(d);
 		return PTR_ERR(map);
 	}
-	d->map = map;
+	d->tbl = tbl;
 	cb->args[0] = (long)d;
 	cb->seq = 1;	/* bumped when a resize rewinds the walk */
 	return 0;
@@ -891,8 +918,7 @@ static int nf_ila_map_dump_entries_done(struct netlink_callback *cb)
 
 	if (d) {
 		rhashtable_walk_exit(&d->iter);
-		atomic_dec(&d->map->dumps);
-		nf_ila_map_release(d->map);
+		nf_ila_map_tbl_put(d->tbl);
 		kfree(d);
 	}
 	return 0;
@@ -931,7 +957,84 @@ static int nf_ila_map_dump_entries(struct sk_buff *skb,
 	return skb->len;
 }
 
-/* ---- family -------------------------------------------------------------- */
+/* ---- selftest ------------------------------------------------------------ */
+
+/*
+ * nf_ila_map_selftest - the inline lookup (nf_ila_map_entry_find()) against
+ * rhashtable_lookup() on tables of growing size, probed right after each
+ * batch of inserts (so that some probes meet a resize in progress: the
+ * future table), with identifiers present and absent. Run at module load
+ * with selftest=1 (the test suite does); -EINVAL on any disagreement.
+ */
+int nf_ila_map_selftest(void)
+{
+	static const unsigned int sizes[] = { 1, 5, 64, 700, 5000, 30000 };
+	unsigned int i, n = 0, probes = 0, bad = 0;
+	struct nf_ila_map_tbl *tbl;
+	struct nf_ila_map *map;
+	__be64 *known;
+	int err = 0;
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	known = kvmalloc_array(sizes[ARRAY_SIZE(sizes) - 1], sizeof(*known),
+			       GFP_KERNEL);
+	tbl = nf_ila_map_tbl_new(U32_MAX);
+	if (!map || !known || !tbl) {
+		err = -ENOMEM;
+		goto out;
+	}
+	RCU_INIT_POINTER(map->tbl, tbl);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		unsigned int p;
+
+		for (; n < sizes[i]; n++) {
+			struct nf_ila_map_entry *e;
+
+			e = kmem_cache_zalloc(nf_ila_map_cachep, GFP_KERNEL);
+			if (!e) {
+				err = -ENOMEM;
+				goto out;
+			}
+			e->ident = (__force __be64)get_random_u64();
+			if (rhashtable_lookup_insert_fast(&tbl->ht, &e->node,
+							  nf_ila_map_params)) {
+				kmem_cache_free(nf_ila_map_cachep, e);
+				n--;	/* a duplicate: draw again */
+				continue;
+			}
+			known[n] = e->ident;
+		}
+		rcu_read_lock();
+		for (p = 0; p < 4 * n + 64; p++) {
+			__be64 id = p & 1 ? known[get_random_u32() % n] :
+				    (__force __be64)get_random_u64();
+
+			if (nf_ila_map_entry_find(map, id) !=
+			    rhashtable_lookup(&tbl->ht, &id, nf_ila_map_params))
+				bad++;
+			probes++;
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+	if (bad) {
+		pr_err("selftest: the inline map lookup disagrees with rhashtable_lookup() in %u of %u lookups: this kernel's rhashtable differs (see NFILR_RHT_INLINE_WALK in compat.h)\n",
+		       bad, probes);
+		err = -EINVAL;
+	} else {
+		pr_info("selftest: the inline map lookup agrees with rhashtable_lookup() in %u lookups, tables of 1 to %u entries\n",
+			probes, n);
+	}
+out:
+	if (tbl)
+		rhashtable_free_and_destroy(&tbl->ht, nf_ila_map_entry_free, NULL);
+	kfree(tbl);
+	kvfree(known);
+	kfree(map);
+	return err;
+}
+
+/* ---- family ---------------------------------------------------------------- */
 
 static const struct genl_ops nf_ila_map_ops[] = {
 	{
@@ -945,6 +1048,7 @@ static const struct genl_ops nf_ila_map_ops[] = {
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
+		/* names, sizes and counters: open, as route dumps are */
 		.cmd	= ILA_MAP_CMD_GETMAP,
 		.doit	= nf_ila_map_cmd_getmap,
 		.dumpit	= nf_ila_map_dump_maps,
@@ -975,15 +1079,21 @@ static const struct genl_ops nf_ila_map_ops[] = {
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
+		/*
+		 * Entries (which identifier is where) and their dumps, which
+		 * walk millions of entries: CAP_NET_ADMIN, as for ipset and
+		 * nft set listings.
+		 */
 		.cmd	= ILA_MAP_CMD_GETENTRY,
 		.doit	= nf_ila_map_cmd_getentry,
 		.start	= nf_ila_map_dump_entries_start,
 		.dumpit	= nf_ila_map_dump_entries,
 		.done	= nf_ila_map_dump_entries_done,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };
 
-static struct genl_family nf_ila_map_family __ro_after_init = {
+struct genl_family nf_ila_map_family __ro_after_init = {
 	.name		= ILA_MAP_GENL_NAME,
 	.version	= ILA_MAP_GENL_VERSION,
 	.maxattr	= ILA_MAP_A_MAX,
@@ -997,45 +1107,23 @@ static struct genl_family nf_ila_map_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(nf_ila_map_mcgrps),
 };
 
-/* ---- netns --------------------------------------------------------------- */
+/* ---- netns and module ---------------------------------------------------- */
 
-static int __net_init nf_ila_map_net_init(struct net *net)
+/* The netns is going: its maps leave the list (rules still using one free it). */
+void nf_ila_map_net_exit(struct nf_ila_net *in)
 {
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
-
-	mutex_init(&mn->lock);
-	INIT_LIST_HEAD(&mn->maps);
-	mn->count = 0;
-	return 0;
-}
-
-static void __net_exit nf_ila_map_net_exit(struct net *net)
-{
-	struct nf_ila_map_net *mn = nf_ila_map_pernet(net);
 	struct nf_ila_map *map, *tmp;
 
-	/* rules of this netns may still hold maps: they free them on destroy */
-	mutex_lock(&mn->lock);
-	list_for_each_entry_safe(map, tmp, &mn->maps, list) {
+	lockdep_assert_held(&in->lock);
+	list_for_each_entry_safe(map, tmp, &in->maps, list) {
 		list_del(&map->list);
 		nf_ila_map_release(map);
 	}
-	mn->count = 0;
-	mutex_unlock(&mn->lock);
-	mutex_destroy(&mn->lock);
+	in->nmaps = 0;
 }
 
-static struct pernet_operations nf_ila_map_net_ops = {
-	.init	= nf_ila_map_net_init,
-	.exit	= nf_ila_map_net_exit,
-	.id	= &nf_ila_map_net_id,
-	.size	= sizeof(struct nf_ila_map_net),
-};
-
-static int __init nf_ila_map_init(void)
+int nf_ila_map_init(void)
 {
-	int err;
-
 	nf_ila_map_cachep = kmem_cache_create("nf_ila_map_entry",
 					      sizeof(struct nf_ila_map_entry),
 					      0, SLAB_ACCOUNT, NULL);
@@ -1043,40 +1131,16 @@ static int __init nf_ila_map_init(void)
 		return -ENOMEM;
 	nf_ila_map_wq = alloc_workqueue("nf_ila_map", WQ_UNBOUND, 0);
 	if (!nf_ila_map_wq) {
-		err = -ENOMEM;
-		goto err_cache;
+		kmem_cache_destroy(nf_ila_map_cachep);
+		return -ENOMEM;
 	}
-	err = register_pernet_subsys(&nf_ila_map_net_ops);
-	if (err)
-		goto err_wq;
-	err = genl_register_family(&nf_ila_map_family);
-	if (err)
-		goto err_pernet;
 	return 0;
-
-err_pernet:
-	unregister_pernet_subsys(&nf_ila_map_net_ops);
-err_wq:
-	rcu_barrier();
-	destroy_workqueue(nf_ila_map_wq);
-err_cache:
-	kmem_cache_destroy(nf_ila_map_cachep);
-	return err;
 }
 
-static void __exit nf_ila_map_exit(void)
+/* After every netns is gone: the frees they queued, then the caches. */
+void nf_ila_map_exit(void)
 {
-	genl_unregister_family(&nf_ila_map_family);
-	unregister_pernet_subsys(&nf_ila_map_net_ops);
 	rcu_barrier();			/* entry frees, queue_rcu_work */
-	destroy_workqueue(nf_ila_map_wq);	/* drains map frees */
+	destroy_workqueue(nf_ila_map_wq);	/* drains table and map frees */
 	kmem_cache_destroy(nf_ila_map_cachep);
 }
-
-module_init(nf_ila_map_init);
-module_exit(nf_ila_map_exit);
-
-MODULE_LICENSE("GPL");
-MODULE_AUTHOR("nf-ila-rtcache contributors");
-MODULE_DESCRIPTION("Named ILA identifier-to-locator maps for the xt_ILA target (generic netlink " ILA_MAP_GENL_NAME ")");
-MODULE_ALIAS_GENL_FAMILY(ILA_MAP_GENL_NAME);
