@@ -124,7 +124,9 @@ teardown() {
 	wait_until 30 answers "$c2" "$y" s1
 	[ "$(tcp_ask "$c1" "$y")" = s1 ]
 	# a batch of moves in one transaction: identifiers 0..49 to L3
-	ectl txn <<<"$(printf '\n'; for i in $(seq 0 49); do printf 'put /t2/maps/hosts/%s %s\n' "$(ident "$i")" "$L3"; done; printf '\n\n')" >/dev/null
+	# (etcdctl txn reads: compares, a blank line, the puts, a blank line, no else-ops, a blank line)
+	printf '\n%s\n\n\n' "$(for i in $(seq 0 49); do echo "put /t2/maps/hosts/$(ident "$i") $L3"; done)" |
+		ectl txn >/dev/null
 	syncd_wait "$r1" "$r2"
 	wait "${pids[@]}"
 	# every byte arrived, once per client, in order
@@ -252,6 +254,12 @@ teardown() {
 	srv_hold s1 "$x" "$y"
 	# the first packet of x: a miss at f, translated by r1
 	in_ns "$c" ping -q -c 1 -W 5 "$SIR::$x"
+	# (shown if what follows fails: both maps' counters, the daemons' state)
+	for ns in "$r1" "$f"; do
+		ilactl -n "$ns" -j map stats hosts
+		ila-syncd status -n "$ns"
+		ilactl -n "$ns" hook list
+	done
 	[ "$(entry_hits "$r1" "$x")" -eq 1 ]
 	wait_until 30 ilactl -n "$f" map get hosts "$x"
 	[ "$(entry_locator "$f" "$x")" = "$L1" ]
