@@ -70,7 +70,11 @@ TEST_TOOLS_SRC := $(wildcard $(TOP)/tests/tools/*.cpp)
 TEST_TOOLS := $(patsubst $(TOP)/tests/tools/%.cpp,$(TOP)/build/bin/%,$(TEST_TOOLS_SRC))
 TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 # the fuzz target's entry is linked into the unit tests (they replay it)
-UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp
+# ila-syncd (userspace/syncd): the etcd mapping-system client. Its pure
+# logic (no gRPC, no netlink) is also compiled into the unit tests.
+SYNCD_DIR      := $(TOP)/userspace/syncd
+SYNCD_PURE_SRC := $(addprefix $(SYNCD_DIR)/,schema.cpp options.cpp cache_table.cpp status_format.cpp)
+UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp $(SYNCD_PURE_SRC)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 # the netlink stress generator of tests/bats/ila_stress.bats (built, not installed)
 STRESS_SRC := $(wildcard $(TOP)/tests/stress/*.cpp)
@@ -194,11 +198,63 @@ $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in $(TOP)/xtables/trailer.man.
 	  for f in $(MANFRAGS); do n=$${f##*/libxt_}; n=$${n%.man}; \
 	    echo ".SS $$n"; cat $$f; done; cat $(TOP)/xtables/trailer.man.in; } > $@
 
+# ---- ila-syncd ---------------------------------------------------------------
+# The etcd v3 client stubs are generated at build time with protoc and
+# grpc_cpp_plugin from etcd's .proto files (and those they import) into
+# build/syncd/gen/. ila_syncd_bench is the load generator of make bench and
+# the fleet suite: built, not installed.
+ifeq ($(SYNCD),yes)
+SYNCD_PROTOS   := etcd/etcdserver/etcdserverpb/rpc.proto etcd/mvcc/mvccpb/kv.proto \
+		  etcd/auth/authpb/auth.proto gogoproto/gogo.proto google/api/annotations.proto \
+		  google/api/http.proto
+SYNCD_GEN      := $(TOP)/build/syncd/gen
+SYNCD_GEN_SRC  := $(patsubst %.proto,$(SYNCD_GEN)/%.pb.cc,$(SYNCD_PROTOS)) \
+		  $(SYNCD_GEN)/etcd/etcdserver/etcdserverpb/rpc.grpc.pb.cc
+SYNCD_GEN_OBJ  := $(patsubst $(SYNCD_GEN)/%.cc,$(TOP)/build/syncd/gen-obj/%.o,$(SYNCD_GEN_SRC))
+SYNCD_MAINS    := $(SYNCD_DIR)/ila-syncd.cpp $(SYNCD_DIR)/ila_syncd_bench.cpp
+SYNCD_SRC      := $(filter-out $(SYNCD_MAINS),$(wildcard $(SYNCD_DIR)/*.cpp))
+SYNCD_OBJ      := $(patsubst $(SYNCD_DIR)/%.cpp,$(TOP)/build/syncd/%.o,$(SYNCD_SRC))
+SYNCD_BINS     := $(TOP)/build/bin/ila-syncd $(TOP)/build/bin/ila_syncd_bench
+SYNCD_CPPFLAGS := $(UCPPFLAGS) -I$(SYNCD_DIR) -I$(SYNCD_GEN) $(MNL_CFLAGS) $(GRPCPP_CFLAGS) \
+		  $(PROTOBUF_CFLAGS)
+SYNCD_LIBS     := $(GRPCPP_LIBS) $(PROTOBUF_LIBS) $(MNL_LIBS) -pthread
+PROTOBUF_INCDIR := $(shell pkg-config --variable=includedir protobuf 2>/dev/null || echo /usr/include)
+
+tools: $(SYNCD_BINS)
+
+$(SYNCD_GEN)/.stamp: $(TOP)/config.mk
+	$(Q)rm -rf $(SYNCD_GEN) && mkdir -p $(SYNCD_GEN) && echo "  PROTOC  etcd rpc.proto (gRPC)"
+	$(Q)$(PROTOC) -I$(ETCD_PROTO_DIR) -I$(GOGO_PROTO_DIR) -I$(GOOGLEAPIS_PROTO_DIR) -I$(PROTOBUF_INCDIR) \
+	  --cpp_out=$(SYNCD_GEN) $(SYNCD_PROTOS)
+	$(Q)$(PROTOC) -I$(ETCD_PROTO_DIR) -I$(GOGO_PROTO_DIR) -I$(GOOGLEAPIS_PROTO_DIR) -I$(PROTOBUF_INCDIR) \
+	  --grpc_out=$(SYNCD_GEN) --plugin=protoc-gen-grpc=$(GRPC_CPP_PLUGIN) etcd/etcdserver/etcdserverpb/rpc.proto
+	$(Q)touch $@
+
+$(SYNCD_GEN_SRC): $(SYNCD_GEN)/.stamp
+	@:
+
+$(TOP)/build/syncd/gen-obj/%.o: $(SYNCD_GEN)/%.cc $(SYNCD_GEN)/.stamp
+	$(Q)mkdir -p $(@D) && echo "  CXX     $(notdir $@) (generated)"
+	$(Q)$(CXX) $(CXXSTD) $(OPT) -w -I$(SYNCD_GEN) $(GRPCPP_CFLAGS) $(PROTOBUF_CFLAGS) $(CXXFLAGS) -c -o $@ $<
+
+$(TOP)/build/syncd/%.o: $(SYNCD_DIR)/%.cpp $(SYNCD_GEN)/.stamp
+	$(Q)mkdir -p $(@D) && echo "  CXX     $(notdir $@)"
+	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) -MMD -MP $(SYNCD_CPPFLAGS) $(CXXFLAGS) \
+	  -DNFILR_VERSION='"$(DIST_VERSION)"' -c -o $@ $<
+
+$(TOP)/build/bin/ila-syncd $(TOP)/build/bin/ila_syncd_bench: $(TOP)/build/bin/%: $(TOP)/build/syncd/%.o \
+		$(SYNCD_OBJ) $(SYNCD_GEN_OBJ) $(if $(ULIB_SRC),$(ULIB))
+	$(Q)mkdir -p $(@D) && echo "  LD      $(notdir $@)"
+	$(Q)$(CXX) $(CXXSTD) $(OPT) -o $@ $^ $(LDFLAGS) $(SYNCD_LIBS)
+
+-include $(wildcard $(TOP)/build/syncd/*.d)
+endif
+
 # ---- tests -------------------------------------------------------------------
-$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h
+$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h $(wildcard $(SYNCD_DIR)/*.h)
 	$(Q)$(if $(filter no,$(UNIT_TESTS)),echo "make: *** configured with --disable-unit-tests: apt-get install libgtest-dev and rerun ./configure"; exit 1)
 	$(Q)mkdir -p $(@D) && echo "  CXX     unit_tests"
-	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \
+	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) -I$(SYNCD_DIR) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \
 	  $(if $(ULIB_SRC),$(ULIB)) $(LDFLAGS) $(MNL_LIBS) -lgtest -lgtest_main -pthread
 
 unit: $(UNIT_BIN)
@@ -256,17 +312,20 @@ install-userspace: userspace
 	$(Q)$(if $(INSTALL_TOOLS),install -m 0755 $(INSTALL_TOOLS) $(DESTDIR)$(sbindir)/)
 	$(Q)$(if $(MANFRAGS),install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man8/)
 	$(Q)$(if $(TOOL_MANS),install -m 0644 $(TOOL_MANS) $(DESTDIR)$(mandir)/man8/)
+	$(Q)$(if $(filter yes,$(SYNCD)),install -m 0755 $(TOP)/build/bin/ila-syncd $(DESTDIR)$(sbindir)/ && \
+	  install -m 0644 $(SYNCD_DIR)/ila-syncd.8 $(DESTDIR)$(mandir)/man8/)
 
 uninstall:
 	$(Q)for k in $(KERNELS); do for m in $(addsuffix .ko,$(KMODS)); do \
 	  rm -f $(DESTDIR)/lib/modules/$$k/extra/$$m; done; [ -n "$(DESTDIR)" ] || depmod -a $$k; done
 	$(Q)rm -f $(addprefix $(DESTDIR)$(xtlibdir)/,$(notdir $(PLUGINS))) \
 	  $(addprefix $(DESTDIR)$(sbindir)/,$(notdir $(INSTALL_TOOLS))) \
-	  $(DESTDIR)$(mandir)/man8/nf-ila-rtcache.8 $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(TOOL_MANS)))
+	  $(DESTDIR)$(mandir)/man8/nf-ila-rtcache.8 $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(TOOL_MANS))) \
+	  $(DESTDIR)$(sbindir)/ila-syncd $(DESTDIR)$(mandir)/man8/ila-syncd.8
 
 clean:
 	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man \
-	  $(TOP)/build/tests
+	  $(TOP)/build/tests $(TOP)/build/syncd
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk

@@ -26,6 +26,12 @@ PKGS=(
 	ethtool procps util-linux mount jq ncurses-bin time
 	# the documentation test (tests/doc/doctest: extracts README and man page examples)
 	python3
+	# ila-syncd: the etcd v3 client (gRPC stubs generated from etcd's
+	# .proto files and those they import); etcd itself
+	# for the fleet suite and the bench, openssl for its certificates
+	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+	golang-etcd-server-dev golang-github-gogo-protobuf-dev golang-github-grpc-ecosystem-grpc-gateway-dev
+	etcd-server etcd-client openssl
 	# packages (make deb) and their test (tests/package/run, base-root)
 	debhelper dh-dkms dkms lintian fakeroot file debootstrap
 )

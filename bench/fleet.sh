@@ -1,0 +1,291 @@
+#!/bin/bash
+# bench/fleet.sh: the "fleet" table of make bench (ila-syncd and etcd).
+#
+#   bench/fleet.sh host OUT KERNEL TIMEOUT   from bench/run: inputs, VM, report
+#   bench/fleet.sh guest                     inside the benchmark VM
+#
+# Measured inside one benchmark VM (tests/vm/run --bench: one vCPU, QEMU
+# icount: guest time = instructions, 1 ns each), so every figure is in
+# guest time and does not depend on the host's load. See bench/README.md.
+#
+#  1. Initial sync of 1,000,000 mappings: `ila-syncd --once` (full mode,
+#     from a single etcd member that holds them: restored from a snapshot
+#     made on the host) against `ilactl -b` loading the same entries from
+#     a file; interleaved rounds, medians.
+#  2. Memory: RSS of a cache-mode daemon holding 1,000,000 cached entries
+#     (adopted from the map at start, checked against the store) minus
+#     that of one with an empty cache; peak RSS of a full-mode daemon
+#     syncing 1,000,000.
+#  3. Propagation: a 3-member cluster, two routers (netns) each kept by a
+#     full-mode ila-syncd; ila_syncd_bench moves identifiers at 1,000 a
+#     second and times each put until both kernel maps report it.
+#  4. Events applied per second: a daemon stopped (SIGSTOP) while 100,000
+#     puts are written, then continued: backlog / time to catch up.
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+N=${BENCH_FLEET_N:-1000000}
+
+# ---- host side -------------------------------------------------------------------
+
+# fleet_inputs OUT N : OUT/fleet-N.snap (an etcd snapshot holding N mappings
+# under /b/maps/hosts/) and OUT/fleet-N.batch (the same as ilactl -b lines),
+# made once on the host with a temporary etcd member.
+fleet_inputs() {
+	local out=$1 n=$2 tmp pid i
+	[ -s "$out/fleet-$n.snap" ] && [ -s "$out/fleet-$n.batch" ] && return 0
+	tmp=$(mktemp -d "$out/fleet-etcd.XXXXXX")
+	awk -v n="$n" 'BEGIN {
+		print "map create hosts"
+		for (i = 0; i < n; i++)
+			printf "map add hosts 0:0:%x:%x 2001:db8:%x:0 csum-mode %s\n", int(i / 65536), i % 65536,
+				i % 3 + 1, i % 3 == 1 ? "neutral-map-auto" : "adjust-transport"
+	}' >"$out/fleet-$n.batch.tmp"
+	etcd --name h --data-dir "$tmp/data" --listen-client-urls http://127.0.0.1:24479 \
+		--advertise-client-urls http://127.0.0.1:24479 --listen-peer-urls http://127.0.0.1:24480 \
+		--initial-advertise-peer-urls http://127.0.0.1:24480 --initial-cluster h=http://127.0.0.1:24480 \
+		--max-txn-ops 1024 --quota-backend-bytes 8589934592 --log-level error >"$tmp/etcd.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		ETCDCTL_API=3 etcdctl --endpoints 127.0.0.1:24479 endpoint health >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	"$top/build/bin/ila-syncd" import --endpoints http://127.0.0.1:24479 --prefix /b --txn-ops 1024 \
+		"$out/fleet-$n.batch.tmp" &&
+		ETCDCTL_API=3 etcdctl --endpoints 127.0.0.1:24479 snapshot save "$out/fleet-$n.snap.tmp" >/dev/null
+	local rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+	[ $rc = 0 ] || { echo "bench: fleet: making the etcd snapshot failed" >&2; return 1; }
+	mv "$out/fleet-$n.snap.tmp" "$out/fleet-$n.snap"
+	mv "$out/fleet-$n.batch.tmp" "$out/fleet-$n.batch"
+}
+
+if [ "${1:-}" = host ]; then
+	out=$2 kernel=$3 timeout_s=$4
+	res=$out/vm-fleet
+	rm -rf "$res" && mkdir -p "$res"
+	[ -x "$top/build/bin/ila-syncd" ] && [ -x "$top/build/bin/ila_syncd_bench" ] ||
+		{ echo "bench: fleet: ila-syncd not built (./configure without --disable-syncd, make)" >&2; exit 1; }
+	command -v etcd >/dev/null || { echo "bench: fleet: no etcd (apt-get install etcd-server etcd-client)" >&2; exit 1; }
+	echo "bench: fleet: inputs (etcd snapshot of $N mappings, once)" >&2
+	fleet_inputs "$out" "$N" || exit 1
+	echo "bench: fleet: booting the benchmark VM ($(date +%H:%M:%S))" >&2
+	rc=0
+	"$top/tests/vm/run" --bench --quiet ${kernel:+--kernel "$kernel"} --mem 4096 --timeout "$timeout_s" \
+		--results "$res" --env "BENCH_FLEET_N=$N" --env "BENCH_OUT=$out" --env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" \
+		-- "$top/bench/fleet.sh" guest || rc=$?
+	if [ ! -s "$res/fleet.md" ]; then
+		echo "bench: fleet: no results (VM exit status $rc; log: $res/fleet.log)" >&2
+		exit 1
+	fi
+	cp "$res/fleet.csv" "$res/fleet.md" "$out/"
+	cat "$out/fleet.md"
+	echo
+	exit "$rc"
+fi
+
+[ "${1:-}" = guest ] || { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+# ---- guest side --------------------------------------------------------------------
+
+export PATH="$top/build/bin:$PATH"
+KMOD_DIR=$top/build/kmod/$(uname -r)
+. "$top/tests/lib/kmod.bash"
+R=${VM_RESULTS:?runs in tests/vm/run}
+CSV=$R/fleet.csv LOG=$R/fleet.log
+: >"$CSV"
+ROUNDS=${BENCH_ROUNDS:-3}
+W=/tmp/fleet
+mkdir -p $W
+
+log() { echo "fleet: $*" | tee -a "$LOG" >&2; }
+now() { echo "$EPOCHREALTIME"; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+csv() { echo "fleet,,$1,$2,$3" >>"$CSV"; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+wait_for() { # wait_for SECONDS CMD... : poll CMD every 0.2 s
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 5; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+	log "timed out: $*"
+	return 1
+}
+status_of() { ila-syncd status -n "$1" --map "$2" -j; }
+watching_at() { status_of "$1" "$2" | jq -e --argjson r "$3" '.state == "watching" and .revision >= $r'; }
+
+# etcd_up NAME CLIENT PEER CLUSTER [restore SNAP] : a member in the VM's netns
+etcd_up() {
+	local name=$1 client=$2 peer=$3 cluster=$4
+	if [ "${5:-}" = restore ]; then
+		etcdctl snapshot restore "$6" --data-dir "$W/$name" --name "$name" --initial-cluster "$cluster" \
+			--initial-advertise-peer-urls "http://127.0.0.1:$peer" >>"$LOG" 2>&1 || return 1
+	fi
+	etcd --name "$name" --data-dir "$W/$name" --listen-client-urls "http://127.0.0.1:$client" \
+		--advertise-client-urls "http://127.0.0.1:$client" --listen-peer-urls "http://127.0.0.1:$peer" \
+		--initial-advertise-peer-urls "http://127.0.0.1:$peer" --initial-cluster "$cluster" \
+		--initial-cluster-token bench --quota-backend-bytes 8589934592 --log-level error >>"$LOG" 2>&1 &
+	echo $! >"$W/$name.pid"
+}
+
+load_module nf_ila || { log "nf_ila not built"; exit 1; }
+ip netns add bn
+ip -n bn link set lo up
+log "kernel $(uname -r), $N mappings, $ROUNDS rounds"
+
+# ---- 1. initial sync against ilactl -b --------------------------------------------
+etcd_up s1 24379 24380 s1=http://127.0.0.1:24380 restore "$BENCH_OUT/fleet-$N.snap"
+wait_for 300 etcdctl --endpoints 127.0.0.1:24379 endpoint health || exit 1
+EP=http://127.0.0.1:24379
+sync_rates=() batch_rates=() sync_secs=() batch_secs=()
+for ((r = 1; r <= ROUNDS; r++)); do
+	# ilactl -b: "ilactl: N commands in B batches, S s, R commands/s"
+	out=$(ilactl -n bn -v -b "$BENCH_OUT/fleet-$N.batch" 2>&1)
+	log "round $r: $out"
+	rate=$(sed -n 's/.* commands in .* batches, \([0-9.]*\) s, \([0-9]*\) commands\/s.*/\2/p' <<<"$out")
+	s=$(sed -n 's/.* commands in .* batches, \([0-9.]*\) s, .*/\1/p' <<<"$out")
+	batch_rates+=("$rate") batch_secs+=("$s")
+	csv ilactl_b_per_s "$r" "$rate"
+	ilactl -n bn map destroy hosts
+	# ila-syncd --once: "full sync at revision R from URL: E entries of K keys in S s, R keys/s, swapped in"
+	out=$(ila-syncd --once --netns bn --endpoints "$EP" --prefix /b --map hosts 2>&1)
+	log "round $r: $(grep 'full sync' <<<"$out")"
+	rate=$(sed -n 's/.* keys in \([0-9.]*\) s, \([0-9]*\) keys\/s.*/\2/p' <<<"$out")
+	s=$(sed -n 's/.* keys in \([0-9.]*\) s, .*/\1/p' <<<"$out")
+	entries=$(sed -n 's/.*: \([0-9]*\) entries of .*/\1/p' <<<"$out")
+	[ "$entries" = "$N" ] || log "round $r: ila-syncd loaded ${entries:-?} entries, not $N"
+	sync_rates+=("$rate") sync_secs+=("$s")
+	csv sync_per_s "$r" "$rate"
+	ilactl -n bn map destroy hosts
+done
+SYNC_RATE=$(echo "${sync_rates[*]}" | median)
+SYNC_SECS=$(echo "${sync_secs[*]}" | median)
+BATCH_RATE=$(echo "${batch_rates[*]}" | median)
+BATCH_SECS=$(echo "${batch_secs[*]}" | median)
+
+# ---- 2. memory ------------------------------------------------------------------------
+# full mode: peak while syncing N
+ila-syncd --netns bn --endpoints "$EP" --prefix /b --map full1 --progress-interval 1 2>>"$LOG" &
+pid=$!
+wait_for 600 watching_at bn full1 0
+FULL_HWM=$(hwm_kb $pid) FULL_RSS=$(rss_kb $pid)
+kill $pid; wait $pid
+ilactl -n bn map destroy full1 2>/dev/null
+# cache mode: empty, then N cached entries (adopted from the map, checked
+# against the store)
+ilactl -n bn map create empty
+ila-syncd --netns bn --endpoints "$EP" --prefix /b --map empty --mode cache --cache-size "$N" 2>>"$LOG" &
+pid=$!
+wait_for 120 watching_at bn empty 0
+CACHE0=$(rss_kb $pid)
+kill $pid; wait $pid
+ilactl -n bn -b "$BENCH_OUT/fleet-$N.batch"
+t0=$(now)
+ila-syncd --netns bn --endpoints "$EP" --prefix /b --map hosts --mode cache --cache-size "$N" 2>>"$LOG" &
+pid=$!
+wait_for 1200 watching_at bn hosts 0
+CHECK_SECS=$(secs "$t0" "$(now)")
+CACHEN=$(rss_kb $pid)
+[ "$(status_of bn hosts | jq .entries)" = "$N" ] || log "cache holds $(status_of bn hosts | jq .entries) entries, not $N"
+kill $pid; wait $pid
+ilactl -n bn map destroy hosts
+ilactl -n bn map destroy empty
+csv full_sync_peak_rss_kb 1 "$FULL_HWM"
+csv cache_rss_empty_kb 1 "$CACHE0"
+csv cache_rss_n_kb 1 "$CACHEN"
+kill "$(cat $W/s1.pid)"
+wait 2>/dev/null
+rm -rf "$W/s1"
+
+# ---- 3. propagation at 1,000 moves/s, 4. events per second ----------------------------
+cluster=c1=http://127.0.0.1:25381,c2=http://127.0.0.1:25382,c3=http://127.0.0.1:25383
+for n in 1 2 3; do etcd_up "c$n" "2537$n" "2538$n" "$cluster"; done
+EPS=http://127.0.0.1:25371,http://127.0.0.1:25372,http://127.0.0.1:25373
+wait_for 300 sh -c "[ \$(etcdctl --endpoints 127.0.0.1:25371,127.0.0.1:25372,127.0.0.1:25373 endpoint health -w json | jq '[.[] | select(.health)] | length') = 3 ]"
+ip netns add ra
+ip netns add rb
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "map add hosts 0:0:0:%x 2001:db8:1:0\n", i }' |
+	ila-syncd import --endpoints "$EPS" --prefix /p 2>>"$LOG"
+pids=()
+for ns in ra rb; do
+	ila-syncd --netns $ns --endpoints "$EPS" --prefix /p --map hosts 2>>"$LOG" &
+	pids+=($!)
+done
+rev=$(etcdctl --endpoints 127.0.0.1:25371 get / --limit 1 -w json | jq .header.revision)
+wait_for 120 watching_at ra hosts "$rev"
+wait_for 120 watching_at rb hosts "$rev"
+p50s=() p99s=() rates=()
+for ((r = 1; r <= ROUNDS; r++)); do
+	out=$(ila_syncd_bench --endpoints "$EPS" --prefix /p --map hosts --netns ra,rb --rate 1000 --count 10000 \
+		--idents 1000 2>>"$LOG")
+	log "round $r: $(tr '\n' ';' <<<"$out")"
+	read -r _ _ p50 _ p99 max seen <<<"$(grep '^latency all' <<<"$out")"
+	rate=$(awk '/^rate/ { print $2 }' <<<"$out")
+	p50s+=("$p50") p99s+=("$p99") rates+=("$rate")
+	csv latency_p50_ms "$r" "$p50"
+	csv latency_p99_ms "$r" "$p99"
+	csv latency_max_ms "$r" "$max"
+	csv latency_seen "$r" "$seen"
+	csv moves_per_s "$r" "$rate"
+done
+P50=$(echo "${p50s[*]}" | median)
+P99=$(echo "${p99s[*]}" | median)
+MOVES=$(echo "${rates[*]}" | median)
+
+# 4. a backlog of 100,000 puts (new identifiers), one daemon at a time
+BACKLOG=100000
+evs=()
+for ((r = 1; r <= ROUNDS; r++)); do
+	kill -STOP "${pids[@]}"
+	awk -v n=$BACKLOG -v r="$r" 'BEGIN { for (i = 0; i < n; i++) printf "map add hosts %x:0:%x:%x 2001:db8:2:0\n", r, int(i / 65536), i % 65536 }' |
+		ila-syncd import --endpoints "$EPS" --prefix /p 2>>"$LOG"
+	rev=$(etcdctl --endpoints 127.0.0.1:25371 get / --limit 1 -w json | jq .header.revision)
+	for k in 0 1; do
+		ns=$([ $k = 0 ] && echo ra || echo rb)
+		e0=$(ilactl -n $ns -j map stats hosts | jq .entries)
+		t0=$(now)
+		kill -CONT "${pids[$k]}"
+		wait_for 600 watching_at $ns hosts "$rev"
+		t1=$(now)
+		e1=$(ilactl -n $ns -j map stats hosts | jq .entries)
+		ev=$(awk -v n=$((e1 - e0)) -v s="$(secs "$t0" "$t1")" 'BEGIN { printf "%.0f", n / s }')
+		log "round $r: $ns applied $((e1 - e0)) events in $(secs "$t0" "$t1") s: $ev/s"
+		evs+=("$ev")
+		csv events_per_s "$r" "$ev"
+	done
+done
+EVS=$(echo "${evs[*]}" | median)
+kill "${pids[@]}" 2>/dev/null
+for n in 1 2 3; do kill "$(cat $W/c$n.pid)"; done
+wait 2>/dev/null
+
+# ---- report ------------------------------------------------------------------------------
+pct=$(awk -v a="$SYNC_RATE" -v b="$BATCH_RATE" 'BEGIN { printf "%.0f", b > 0 ? 100 * a / b : 0 }')
+mem=$(awk -v a="$CACHEN" -v b="$CACHE0" -v n="$N" 'BEGIN { printf "%.0f", (a - b) / 1024 * 1000000 / n }')
+grp() { LC_ALL=en_US.UTF-8 printf "%'.0f" "$1" 2>/dev/null || printf '%s' "$1"; }
+{
+	echo "**ILA fleet: ila-syncd and etcd 3.4** (guest time of the instruction-counting VM, medians of $ROUNDS rounds)"
+	echo
+	echo "| measurement | value |"
+	echo "|---|---:|"
+	echo "| initial sync of $(grp "$N") mappings, \`ila-syncd --once\` (full mode, one etcd member) | ${SYNC_SECS} s, $(grp "$SYNC_RATE") entries/s |"
+	echo "| the same entries with \`ilactl -b\` from a file | ${BATCH_SECS} s, $(grp "$BATCH_RATE") entries/s |"
+	echo "| initial sync rate / \`ilactl -b\` rate (goal >= 50%) | ${pct}% |"
+	echo "| propagation put -> map, both routers, at $(grp "$MOVES") moves/s (3-member cluster): p50 | ${P50} ms |"
+	echo "| same, p99 (goal < 500 ms) | ${P99} ms |"
+	echo "| events applied per second, from a backlog of $(grp $BACKLOG) | $(grp "$EVS")/s |"
+	echo "| cache mode: daemon memory per 1,000,000 cached entries (RSS with $(grp "$N") minus empty) | ${mem} MB |"
+	echo "| full mode: daemon peak RSS while syncing $(grp "$N") | $((FULL_HWM / 1024)) MB |"
+	echo
+	echo "Kernel $(uname -r). One vCPU running etcd, the daemons and the load generator together;" \
+		"QEMU -icount shift=0: one guest nanosecond per instruction, idle time skipped." \
+		"Cache check of $(grp "$N") adopted entries at start: ${CHECK_SECS} s. Raw numbers: build/bench/fleet.csv."
+} >"$R/fleet.md"
+cat "$R/fleet.md" >>"$LOG"
+ip netns del bn
+ip netns del ra
+ip netns del rb
+exit 0
