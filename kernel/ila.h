@@ -35,6 +35,14 @@ struct nf_ila_net {
 };
 
 /* Per-netns limits (stated in ilactl(8)). */
+/*
+ * Memory a configuration request allocates (maps, tables, entries, hooks):
+ * charged to the requester's memory cgroup; at the cgroup's limit the
+ * request fails with -ENOMEM rather than waking the cgroup's OOM killer
+ * (__GFP_NORETRY), as a netlink add should.
+ */
+#define NF_ILA_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
+
 #define NF_ILA_MAX_MAPS		1024
 #define NF_ILA_MAX_HOOKS	256
 

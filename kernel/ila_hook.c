@@ -385,7 +385,7 @@ static struct ila_hook_tbl *ila_hook_tbl_build(struct nf_ila_net *in,
 	if (add)
 		v[n++] = add;
 	t = kzalloc(struct_size(t, bkt, n > 1 ? roundup_pow_of_two(2 * n) : 0),
-		    GFP_KERNEL_ACCOUNT);
+		    NF_ILA_GFP);
 	if (!t) {
 		err = -ENOMEM;
 		goto out;
@@ -421,7 +421,7 @@ static struct ila_hook_slot *ila_hook_slot_find(struct nf_ila_net *in, u8 point,
 
 static struct ila_hook_slot *ila_hook_slot_new(u8 point, s32 priority)
 {
-	struct ila_hook_slot *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	struct ila_hook_slot *s = kzalloc(sizeof(*s), NF_ILA_GFP);
 
 	if (!s)
 		return NULL;
@@ -722,10 +722,10 @@ static int ila_hook_cmd_new(struct sk_buff *skb, struct genl_info *info)
 	struct ila_hook *h, *old;
 	int err;
 
-	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	h = kzalloc(sizeof(*h), NF_ILA_GFP);
 	if (!h)
 		return -ENOMEM;
-	h->stats = alloc_percpu_gfp(struct ila_hook_pcpu, GFP_KERNEL_ACCOUNT);
+	h->stats = alloc_percpu_gfp(struct ila_hook_pcpu, NF_ILA_GFP);
 	if (!h->stats) {
 		kfree(h);
 		return -ENOMEM;

@@ -86,6 +86,12 @@ static const struct rhashtable_params nf_ila_map_params = {
 	.hashfn			= nf_ila_map_hashfn,
 	.obj_cmpfn		= nf_ila_map_obj_cmpfn,
 	.automatic_shrinking	= true,
+	/*
+	 * An empty map starts with 4 buckets, not rhashtable's 64: the bucket
+	 * arrays are rhashtable's own uncharged allocations, and a netns may
+	 * hold 1024 maps.
+	 */
+	.nelem_hint		= 3,
 };
 
 static struct kmem_cache *nf_ila_map_cachep __read_mostly;
@@ -134,7 +140,7 @@ static struct nf_ila_map_tbl *nf_ila_map_tbl_new(u32 max_entries)
 {
 	struct nf_ila_map_tbl *t;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	t = kzalloc(sizeof(*t), NF_ILA_GFP);
 	if (!t)
 		return NULL;
 	if (rhashtable_init(&t->ht, &nf_ila_map_params)) {
@@ -474,10 +480,10 @@ static int nf_ila_map_cmd_newmap(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	map = kzalloc(sizeof(*map), NF_ILA_GFP);
 	if (!map)
 		return -ENOMEM;
-	map->stats = alloc_percpu_gfp(struct nf_ila_map_pcpu, GFP_KERNEL_ACCOUNT);
+	map->stats = alloc_percpu_gfp(struct nf_ila_map_pcpu, NF_ILA_GFP);
 	if (!map->stats) {
 		err = -ENOMEM;
 		goto err_free_map;
@@ -747,7 +753,7 @@ static int nf_ila_map_cmd_newentry(struct sk_buff *skb, struct genl_info *info)
 	    GENL_REQ_ATTR_CHECK(info, ILA_MAP_A_LOCATOR))
 		return -EINVAL;
 
-	e = kmem_cache_zalloc(nf_ila_map_cachep, GFP_KERNEL);
+	e = kmem_cache_zalloc(nf_ila_map_cachep, NF_ILA_GFP);
 	if (!e)
 		return -ENOMEM;
 	e->ident = (__force __be64)nla_get_u64(info->attrs[ILA_MAP_A_IDENT]);
@@ -891,7 +897,7 @@ static int nf_ila_map_dump_entries_start(struct netlink_callback *cb)
 	struct nf_ila_map_dump *d;
 	struct nf_ila_map *map;
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+	d = kzalloc(sizeof(*d), NF_ILA_GFP);
 	if (!d)
 		return -ENOMEM;
 	mutex_lock(&in->lock);
