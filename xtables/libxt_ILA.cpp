@@ -51,10 +51,15 @@ int flags_to_miss(unsigned int flags)
 	       (flags & XT_ILA_F_MISS_NOTIFY ? ILA_MISS_NOTIFY : 0);
 }
 
-/* The word print and save write for VALUE (the words of ilactl, one table). */
+/*
+ * The word print and save write for VALUE, as ilactl writes it: the
+ * canonical (first) word of a table, except misses, where ilactl writes
+ * the shortest ("notify", not "accept,notify").
+ */
 const char *name_of(const ila_word *table, int value)
 {
-	const char *n = ila::shortest_word(table, value);
+	const char *n = table == ila_miss_words() ? ila::shortest_word(table, value)
+						  : ila_word_name(table, value);
 	return n ? n : "?";
 }
 
@@ -66,7 +71,7 @@ int value_of(const ila_word *table, const char *option, const char *arg)
 	if (v < 0) {
 		std::string known;
 		for (const ila_word *w = table; w->name; w++)
-			if (ila::shortest_word(table, w->value) == w->name)
+			if (name_of(table, w->value) == w->name)
 				known += std::string(known.empty() ? "" : ", ") + w->name;
 		xtables_error(PARAMETER_PROBLEM, "ILA: %s: unknown value \"%s\" (one of: %s)",
 			      option, arg, known.c_str());

@@ -189,7 +189,7 @@ teardown() {
 	# (nft 1.0.6 lists the mask as 3333::1:ffff:ffff:ffff:ffff, the same rewrite)
 	run in_ns "$t" nft list chain ip6 mangle PREROUTING
 	echo "$output"
-	[[ $output == *"ip6 daddr 2001:db8:0:3::/64 ip6 daddr set ip6 daddr & "*":ffff:ffff:ffff:ffff | 3333:0:0:1::"* ]]
+	[[ $output == *"ip6 daddr 2001:db8:0:3::/64 counter packets 0 bytes 0 ip6 daddr set ip6 daddr & "*":ffff:ffff:ffff:ffff | 3333:0:0:1::"* ]]
 
 	# a wider or inverted -d keeps the target's own prefix guard
 	run ip6tables-translate -t mangle -A PREROUTING -d 2001:db8::/32 -j ILA \

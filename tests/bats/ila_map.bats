@@ -548,7 +548,7 @@ COMMIT"
 	[ "$(rctl map get hosts 0:0:0:4)" = "0:0:0:4 2001:db8:2:0 csum-mode neutral-map-auto" ]
 	t0=$EPOCHREALTIME
 	# one entry per line; jq itself would take half a minute in TCG
-	[ "$(rctl -j map show hosts | grep -c '^{"identifier":')" -eq 1000001 ]
+	[ "$(rctl -j map show hosts | grep -c '{"identifier":')" -eq 1000001 ]
 	echo "# ilactl -j map show of 1,000,001 entries: $(secs_since $t0) s" >&3
 	[ "$(map_field hosts hits)" -ge 2 ]
 	t0=$EPOCHREALTIME
