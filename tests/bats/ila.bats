@@ -366,6 +366,13 @@ vxlan_pair() {
 				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
 			in_ns "$server" ip6tables -t mangle -A POSTROUTING -s "$ILA_SIR_PFX" -j ILA --translate src \
 				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
+			# The rules of the two ends change one by one: a tunnel
+			# packet of the previous mode's connections (a retransmit,
+			# a neighbour probe) met by the other end's new rule has a
+			# checksum for the other mode. Count from when both ends
+			# agree: one ping through the tunnel, then a pause.
+			in_ns "$client" ping -6 -q -c 1 -W 5 fd77::2 >/dev/null
+			sleep 1
 			c=$(csum_errors "$client") s=$(csum_errors "$server")
 			port=$((port + 1))
 			ila_tcp "$client" "$server" fd77::2 "$port" 100000
