@@ -123,6 +123,8 @@ help:
 	@echo '  CHECK_JOBS=N        check: kernels run side by side (default 2; 1 with SUITE or FILTER)'
 	@echo '  SUITE_TIMEOUT=SEC   check: timeout per suite (default 2400)'
 	@echo '  SLUB_DEBUG_ALL=1    check: slub_debug on every cache of every kernel'
+	@echo '  RTC_LOOPS=N, RTC_TEARDOWN_LOOPS=N  check: rounds of the rtcache repetition tests'
+	@echo '                      (default 50 and 20)'
 	@echo '  TEST_KERNELS="6.12" check/deps: extra test kernel installed from bookworm-backports'
 	@echo '                      (empty: test only what is installed)'
 	@echo '  FUZZ_SECS=N         fuzz: run time (default 60)'
