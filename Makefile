@@ -76,7 +76,7 @@ SYNCD_DIR      := $(TOP)/userspace/syncd
 SYNCD_PURE_SRC := $(addprefix $(SYNCD_DIR)/,schema.cpp options.cpp cache_table.cpp status_format.cpp)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp $(SYNCD_PURE_SRC)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
-# the netlink stress generator of tests/bats/ila_stress.bats (built, not installed)
+# the netlink stress generator of tests/stress/ila_stress.bats (built, not installed)
 STRESS_SRC := $(wildcard $(TOP)/tests/stress/*.cpp)
 STRESS_BIN := $(TOP)/build/tests/ila_stress
 
@@ -286,7 +286,7 @@ fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(TOP)/build/fuzz/corpus
 	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(TOP)/build/fuzz/corpus
 
-# make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/bats/ila_stress.bats
+# make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/stress/ila_stress.bats
 # for STRESS_SECS seconds on each kernel, every slab cache under slub_debug
 STRESS_SECS ?= 600
 stress: all $(STRESS_BIN)
