@@ -34,6 +34,10 @@ export PATH="$BIN_DIR:$PATH"
 
 SND=bsnd RTR=brtr RCV=brcv
 SPID='' RPID=''
+# The path a measurement uses (set by run_configs from PATH_<config>):
+# through the router (s0 -> r0, r1 -> d0) or, for PATH_<config>=direct,
+# over the sender-receiver pair of direct_setup (s1 -> d1, no router).
+PG_DEV=s0 RX_DEV=d0 PG_DMAC='' PG_SRC4=10.0.1.2 PG_SRC6=fd00:1::2
 
 log() { echo "bench: $*" | tee -a "${BENCH_CSV%.csv}.log" >&2; }
 die() { log "FATAL: $*"; exit 1; }
@@ -104,7 +108,39 @@ topo_setup() {
 	# ip netns exec may not have entered the netns yet.
 	_wait_in_ns $SPID s0
 	_wait_in_ns $RPID d0
+	PG_DMAC=$R0MAC
 	rcv_setup
+}
+
+# direct_setup : a second veth pair s1 (sender) -- d1 (receiver), no router
+# between them, for the "no router" row (PATH_<config>=direct): the same
+# pktgen and the same receiver, one veth hop.
+#   s1 10.0.3.1/24 fd00:3::1/64  ----  d1 10.0.3.2/24 fd00:3::2/64
+direct_setup() {
+	ip link add s1 netns $SND type veth peer name d1 netns $RCV
+	ip -n $SND link set s1 up
+	ip -n $RCV link set d1 up
+	ip -n $SND addr add 10.0.3.1/24 dev s1
+	ip -n $SND -6 addr add fd00:3::1/64 dev s1 nodad
+	ip -n $RCV addr add 10.0.3.2/24 dev d1
+	ip -n $RCV -6 addr add fd00:3::2/64 dev d1 nodad
+	S1MAC=$(ip -n $SND -br link show s1 | awk '{print $3}')
+	D1MAC=$(ip -n $RCV -br link show d1 | awk '{print $3}')
+	ip -n $SND neigh replace 10.0.3.2 lladdr "$D1MAC" dev s1 nud permanent
+	ip -n $SND neigh replace fd00:3::2 lladdr "$D1MAC" dev s1 nud permanent
+	ip -n $RCV neigh replace 10.0.3.1 lladdr "$S1MAC" dev d1 nud permanent
+	ip -n $RCV neigh replace fd00:3::1 lladdr "$S1MAC" dev d1 nud permanent
+	_wait_in_ns $RPID d1
+}
+
+# path_select router|direct : the devices and addresses pg_setup, measure
+# and rx_count use.
+path_select() {
+	if [ "$1" = direct ]; then
+		PG_DEV=s1 RX_DEV=d1 PG_DMAC=$D1MAC PG_SRC4=10.0.3.1 PG_SRC6=fd00:3::1
+	else
+		PG_DEV=s0 RX_DEV=d0 PG_DMAC=$R0MAC PG_SRC4=10.0.1.2 PG_SRC6=fd00:1::2
+	fi
 }
 
 # The receiver consumes the packets. Default: no socket on the port, so
@@ -128,36 +164,58 @@ in_rtr() { ip netns exec $RTR "$@"; }
 
 _pg() { echo "$2" >"/proc/$SPID/net/pktgen/$1" || die "pktgen $1: $2"; }
 
+# pg_device : PG_DEV is the pktgen thread's only device (rem_device_all
+# is asynchronous: the thread drops its devices on its next loop).
+pg_device() {
+	local d=/proc/$SPID/net/pktgen i f others
+	_pg_others() {
+		others=
+		for f in "$d"/*; do
+			f=${f##*/}
+			case $f in pgctrl | kpktgend_* | "$PG_DEV") ;; *) others+=" $f" ;; esac
+		done
+	}
+	_pg_others
+	[ -e "$d/$PG_DEV" ] && [ -z "$others" ] && return 0
+	if [ -n "$others" ]; then
+		_pg kpktgend_0 "rem_device_all"
+		for ((i = 0; i < 100; i++)); do
+			_pg_others
+			[ -z "$others" ] && [ ! -e "$d/$PG_DEV" ] && break
+			sleep 0.1
+		done
+	fi
+	[ -e "$d/$PG_DEV" ] || _pg kpktgend_0 "add_device $PG_DEV"
+}
+
 # pg_setup 4|6 DST : one UDP flow sender -> DST (port 9 -> 9), BENCH_PKTS
-# packets per run, plus the pktgen flags in PG_FLAGS (e.g. UDPCSUM). The
-# device is added to the thread once (rem_device_all is asynchronous).
+# packets per run, plus the pktgen flags in PG_FLAGS (e.g. UDPCSUM), from
+# PG_DEV to PG_DMAC (path_select).
 PG_FLAGS_ALL="UDPCSUM NO_TIMESTAMP"
 : "${PG_FLAGS=UDPCSUM}"
 pg_setup() {
 	local fam=$1 dst=$2 c
-	if ! grep -q "s0" "/proc/$SPID/net/pktgen/kpktgend_0"; then
-		_pg kpktgend_0 "add_device s0"
-	fi
-	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $R0MAC" \
+	pg_device
+	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $PG_DMAC" \
 		"udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9"; do
-		_pg s0 "$c"
+		_pg $PG_DEV "$c"
 	done
 	if [ "$fam" = 6 ]; then
 		# pktgen's shortest IPv6 frame: 14 + 40 + 8 + 16 (pktgen header).
-		_pg s0 "pkt_size 78"
-		_pg s0 "dst6 $dst"
-		_pg s0 "src6 fd00:1::2"
+		_pg $PG_DEV "pkt_size 78"
+		_pg $PG_DEV "dst6 $dst"
+		_pg $PG_DEV "src6 $PG_SRC6"
 	else
-		_pg s0 "flag !IPV6"
-		_pg s0 "pkt_size 64"
-		_pg s0 "dst $dst"
-		_pg s0 "src_min 10.0.1.2"
-		_pg s0 "src_max 10.0.1.2"
+		_pg $PG_DEV "flag !IPV6"
+		_pg $PG_DEV "pkt_size 64"
+		_pg $PG_DEV "dst $dst"
+		_pg $PG_DEV "src_min $PG_SRC4"
+		_pg $PG_DEV "src_max $PG_SRC4"
 	fi
 	for c in $PG_FLAGS_ALL; do
 		case " ${PG_FLAGS:-} " in
-		*" $c "*) _pg s0 "flag $c" ;;
-		*) _pg s0 "flag !$c" ;;
+		*" $c "*) _pg $PG_DEV "flag $c" ;;
+		*) _pg $PG_DEV "flag !$c" ;;
 		esac
 	done
 }
@@ -173,12 +231,12 @@ pg_run() {
 
 # ---- measuring ----------------------------------------------------------------
 
-# rx_count : rx_packets of the receiver's d0 (bash builtins only).
+# rx_count : rx_packets of the receiver's RX_DEV (bash builtins only).
 rx_count() {
 	local l
 	while read -r l; do
 		case $l in
-		d0:*) set -- $l; echo "$3"; return ;;
+		"$RX_DEV":*) set -- $l; echo "$3"; return ;;
 		esac
 	done <"/proc/$RPID/net/dev"
 }
@@ -197,7 +255,25 @@ pg_elapsed_us() {
 		case $l in
 		"Result: OK: "*) l=${l#Result: OK: }; echo "${l%%(*}"; return ;;
 		esac
-	done <"/proc/$SPID/net/pktgen/s0"
+	done <"/proc/$SPID/net/pktgen/$PG_DEV"
+}
+
+# sys_snap : "<NET_RX softirqs> <context switches> <interrupts> <backlog
+# packets processed> <time squeezes>" so far (bash builtins only): what
+# changed during a run tells how its packets were batched and scheduled.
+sys_snap() {
+	local k v a b c rx=0 ctxt=0 intr=0
+	while read -r k v _; do
+		[ "$k" = NET_RX: ] && { rx=$v; break; }
+	done </proc/softirqs
+	while read -r k v _; do
+		case $k in
+		ctxt) ctxt=$v ;;
+		intr) intr=$v ;;
+		esac
+	done </proc/stat
+	read -r a b c _ </proc/net/softnet_stat
+	echo "$rx $ctxt $intr $((16#$a)) $((16#$c))"
 }
 
 # udp_in : "<noports> <csum errors>" of the receiver's UDP for family $1.
@@ -233,16 +309,20 @@ udp_in() {
 # was deferred to ksoftirqd and pktgen overran it), the run wasted
 # instructions on packets nobody received: it is repeated (up to 4 times).
 measure() {
-	local fam=$1 try c0 c1 d0 d1 u0 u1 us
+	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1
 	for ((try = 1; try <= 4; try++)); do
 		c0=$(rx_count)
 		d0=$(backlog_drops)
 		u0=$(udp_in "$fam")
+		s0=$(sys_snap)
 		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
+		s1=$(sys_snap)
 		c1=$(rx_count)
 		d1=$(backlog_drops)
 		u1=$(udp_in "$fam")
 		us=$(pg_elapsed_us)
+		set -- $s0 $s1
+		log "run: $((c1 - c0)) pkts in $us us; net_rx softirqs +$(($6 - $1)) ctxt +$(($7 - $2)) intr +$(($8 - $3)) backlog processed +$(($9 - $4)) squeezed +$((${10} - $5))"
 		if [ "$d1" = "$d0" ] || [ $try = 4 ]; then
 			[ "$d1" = "$d0" ] || log "backlog drops in every try; keeping the last"
 			break
@@ -266,12 +346,13 @@ label() { meta "label:$1" "${@:2}"; }
 # A configuration NAME is a set of shell functions: cfg_NAME_check
 # (prints why and fails if it cannot be measured: module not built...),
 # cfg_NAME_on (sets it up; fails with the reason on output), cfg_NAME_off
-# (removes it). The destination address is $DST_NAME if set, else DST.
+# (removes it). The destination address is $DST_NAME if set, else DST;
+# PATH_NAME=direct sends over the pair of direct_setup (no router).
 # run_configs TABLE FAMILY DST NAME... measures the available ones
 # interleaved (A B C A B C ...), BENCH_ROUNDS rounds.
 # CSV: table,family,config,round,pps,delivered  or  table,family,config,,na:why
 run_configs() {
-	local table=$1 fam=$2 dst=$3 r c why out dv
+	local table=$1 fam=$2 dst=$3 r c why out dv pv
 	shift 3
 	local avail=()
 	for c in "$@"; do
@@ -285,6 +366,8 @@ run_configs() {
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 		for c in ${avail[@]+"${avail[@]}"}; do
 			dv=DST_$c
+			pv=PATH_$c
+			path_select "${!pv:-router}"
 			pg_setup "$fam" "${!dv:-$dst}"
 			if ! why=$(cfg_${c}_on 2>&1); then
 				log "$table/$fam/$c: setup failed: $why"
@@ -293,9 +376,9 @@ run_configs() {
 				continue
 			fi
 			if [ "$BENCH_WARMUP_PKTS" -gt 0 ]; then
-				_pg s0 "count $BENCH_WARMUP_PKTS"
+				_pg $PG_DEV "count $BENCH_WARMUP_PKTS"
 				pg_run
-				_pg s0 "count $BENCH_PKTS"
+				_pg $PG_DEV "count $BENCH_PKTS"
 			fi
 			out=$(measure "$fam")
 			cfg_${c}_off >/dev/null 2>&1

@@ -5,6 +5,9 @@
 # NAME.meta (tab-separated, written by the guest scripts):
 #   label:CONFIG <tab> text     row label, rows in this order
 #   base <tab> CONFIG           the ratio column divides by this row
+#   direct <tab> CONFIG         the row without a router (sender + receiver
+#                               alone): adds the columns "router instr/pkt"
+#                               (row minus it) and "router-only vs base"
 #   note|seed|loadrate <tab> text   printed under the table
 # NAME.csv: table,family,config,round,pps,delivered  or  table,family,config,,na:why
 #           or table,family,config,,key=value (other figures; not printed)
@@ -57,6 +60,8 @@ file == 1 {
 		gsub(/\|/, "\\|", label[c])
 	} else if ($1 == "base") {
 		base = $2
+	} else if ($1 == "direct") {
+		direct = $2
 	} else {
 		notes[++nnotes] = $2
 	}
@@ -90,6 +95,10 @@ END {
 	for (i = 1; i <= nfam; i++) {
 		hdr = hdr " " famname(fams[i]) " pps | instr/pkt | vs base |"
 		sep = sep "---:|---:|---:|"
+		if (direct != "") {
+			hdr = hdr " router instr/pkt | router-only vs base |"
+			sep = sep "---:|---:|"
+		}
 	}
 	print hdr
 	print sep
@@ -100,6 +109,22 @@ END {
 		for (i = 1; i <= nfam; i++) {
 			k = fams[i] SUBSEP c
 			kb = fams[i] SUBSEP base
+			kd = fams[i] SUBSEP direct
+			# the router's own instructions per packet: this row's
+			# median minus the no-router row's; ratio as for pps
+			rcells = ""
+			if (direct != "") {
+				rcells = " — | — |"
+				if (c != direct && k in vals && kd in vals && median(vals[k]) > 0 && median(vals[kd]) > 0) {
+					ri = 1e9 / median(vals[k]) - 1e9 / median(vals[kd])
+					rcells = " " grp(ri) " |"
+					if (kb in vals && median(vals[kb]) > 0 && ri > 0) {
+						rb = 1e9 / median(vals[kb]) - 1e9 / median(vals[kd])
+						rcells = rcells sprintf(" %.3fx (%+.1f%%) |", rb / ri, (rb / ri - 1) * 100)
+					} else
+						rcells = rcells " |"
+				}
+			}
 			if (k in vals) {
 				m = median(vals[k])
 				sp = spread(vals[k])
@@ -113,13 +138,13 @@ END {
 					ratio = sprintf("%.3fx (%+.1f%%)", m / mb, (m / mb - 1) * 100)
 				} else
 					ratio = ""
-				line = line " " cell " | " (m > 0 ? grp(1e9 / m) : "") " | " ratio " |"
+				line = line " " cell " | " (m > 0 ? grp(1e9 / m) : "") " | " ratio " |" rcells
 			} else if (k in na) {
-				line = line " n/a (" na[k] ") | | |"
+				line = line " n/a (" na[k] ") | | |" (direct != "" ? " | |" : "")
 			} else if (k in failed) {
-				line = line " n/a (" failed[k] ") | | |"
+				line = line " n/a (" failed[k] ") | | |" (direct != "" ? " | |" : "")
 			} else {
-				line = line " | | |"
+				line = line " | | |" (direct != "" ? " | |" : "")
 			}
 		}
 		print line

@@ -6,6 +6,10 @@
 #   10.0.1.2 / fd00:1::2        (forwards)       10.0.2.2 / fd00:2::2
 #
 # One UDP flow, IPv4 and IPv6, forwarded by the router under:
+#   n      no router: the same pktgen and receiver over one veth pair
+#          (s1 -> d1, direct_setup), what sender + receiver cost alone;
+#          the report subtracts it from every row (the router's own
+#          instructions per packet)
 #   a      no conntrack, no reverse-path filter
 #   b      conntrack (one nft "ct state" rule in forward) + rp_filter=1
 #          (IPv6 has no rp_filter sysctl: conntrack only)
@@ -20,8 +24,8 @@
 #          the rpfilter rule
 #   b_churn, c_churn   b and c with a sender whose packets all differ in
 #          a routing input: an nft rule in the router's PREROUTING (priority
-#          mangle, before rtcache) sets the IPv6 flow label (IPv4: DSCP) from
-#          a counter, a new value every packet (both rows carry the rule)
+#          mangle, before rtcache) sets the IPv6 flow label (IPv4: the mark)
+#          from a counter, a new value every packet (both rows carry the rule)
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -65,6 +69,10 @@ mangle_off() {
 	ipt -t mangle -X
 	unload_module "$(mangle_mod)"
 }
+
+PATH_n=direct
+cfg_n_on() { :; }
+cfg_n_off() { :; }
 
 cfg_a_on() { :; }
 cfg_a_off() { :; }
@@ -117,15 +125,20 @@ cfg_e_ret_on() {
 }
 cfg_e_ret_off() { cfg_e_rtc_off; }
 
-# churn_on : every packet gets another flow label (IPv6) or DSCP (IPv4).
+# churn_on : every packet gets another routing input: IPv6 its flow label
+# (the first 32-bit word of the header, version 6, traffic class 0, label
+# from a counter: nft 1.0.6 sets only constants into sub-byte fields, and
+# a whole word needs no read-modify-write), IPv4 its mark (the DSCP is a
+# sub-byte field too, and a raw write would leave the header checksum
+# wrong).
 churn_on() {
-	local set='ip6 flowlabel set numgen inc mod 1048576'
-	[ "$FAM" = 6 ] || set='ip dscp set numgen inc mod 64'
+	local set='@nh,0,32 set numgen inc mod 1048576 offset 0x60000000'
+	[ "$FAM" = 6 ] || set='meta mark set numgen inc mod 1048576'
 	in_rtr nft -f - <<EOF
 table inet churn {
 	chain pre {
 		type filter hook prerouting priority mangle;
-		$set
+		meta nfproto ipv$FAM $set
 	}
 }
 EOF
@@ -187,7 +200,10 @@ unload_routes() {
 
 topo_setup
 trap topo_teardown EXIT
+direct_setup
 meta base b
+meta direct n
+label n "(n) no router: sender and receiver on one veth pair"
 label a "(a) no conntrack"
 label b "(b) conntrack + rp_filter=1 (IPv6: conntrack only)"
 label b0 "(b0) conntrack, rp_filter=0"
@@ -196,8 +212,8 @@ label d "(d) (b) + nft flowtable"
 label e "(e) conntrack + -m rpfilter"
 label e_rtc "(e) + -m rtcache ! --cached -m rpfilter (one rule)"
 label e_ret "(e) + -m rtcache -j RETURN before -m rpfilter (chain)"
-label b_churn "(b), flow label (IPv4: DSCP) new every packet"
-label c_churn "(c), flow label (IPv4: DSCP) new every packet"
+label b_churn "(b), flow label (IPv4: mark) new every packet"
+label c_churn "(c), flow label (IPv4: mark) new every packet"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -212,9 +228,9 @@ want() {
 	echo "$out"
 }
 for FAM in $FAMS; do
-	if [ "$FAM" = 6 ]; then dst=fd00:2::2; else dst=10.0.2.2; fi
+	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
-	run_configs rtcache "$FAM" $dst $(want a b b0 c d e e_rtc e_ret b_churn c_churn)
+	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn)
 	big=$(want b_big c_big)
 	[ -n "$big" ] || continue
 	load_routes
