@@ -73,7 +73,14 @@ file == 2 {
 	fam = f[2]; c = f[3]; v = f[5]
 	if (c == "") next
 	if (!(fam in famseen)) { famseen[fam] = 1; fams[++nfam] = fam }
-	if (v ~ /=/ && f[4] == "") next	# key=value figures: the meta file has the text
+	if (v ~ /=/ && f[4] == "") {	# key=value figures
+		kvk = substr(v, 1, index(v, "=") - 1)
+		kvv = substr(v, index(v, "=") + 1)
+		kk = fam SUBSEP c SUBSEP kvk
+		kv[kk] = (kk in kv ? kv[kk] " " : "") kvv
+		if (!(c in label)) { label[c] = c; rows[++nrows] = c }
+		next
+	}
 	if (!(c in label)) { label[c] = c; rows[++nrows] = c }
 	k = fam SUBSEP c
 	if (v ~ /^na:/) {
@@ -153,5 +160,21 @@ END {
 	if (maxn) printf "Median of %d interleaved rounds; largest spread between rounds: %.2f%% (%s).  \n", maxn, maxsp, maxspc
 	if (anybad) print "(!) some packets did not reach the receiver's UDP intact (wrong address or checksum)."
 	if (anyfail) print "(*) the configuration failed to set up in some rounds; median of the others."
+	# bytes_per_conn (bench/rtcache.sh scale rows): kernel memory per
+	# connection, median of the rounds
+	line = ""
+	for (r = 1; r <= nrows; r++) {
+		c = rows[r]
+		cell = ""
+		for (i = 1; i <= nfam; i++) {
+			kk = fams[i] SUBSEP c SUBSEP "bytes_per_conn"
+			if (kk in kv)
+				cell = cell (cell == "" ? "" : ", ") famname(fams[i]) " " grp(median(kv[kk])) " B"
+		}
+		if (cell != "")
+			line = line (line == "" ? "" : "; ") label[c] ": " cell
+	}
+	if (line != "")
+		print "Kernel memory per connection (growth of Slab + VmallocUsed + Percpu over the warm-up, slab caches shrunk before each reading, / connections; median of the rounds): " line ".  "
 	for (i = 1; i <= nnotes; i++) print notes[i] "  "
 }

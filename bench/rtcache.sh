@@ -26,6 +26,11 @@
 #          a routing input: an nft rule in the router's PREROUTING (priority
 #          mangle, before rtcache) sets the IPv6 flow label (IPv4: the mark)
 #          from a counter, a new value every packet (both rows carry the rule)
+#   b_10k, c_10k, b_100k, c_100k   b and c with 10,100 and 100,172 UDP
+#          connections (pktgen port ranges 100 x 101 and 316 x 317, one new
+#          pair every packet), warmed up with two packets per connection so
+#          conntrack and the cache hold them all before the measurement;
+#          also the kernel memory they take per connection
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -150,6 +155,64 @@ cfg_c_churn_check() { rtc_check; }
 cfg_c_churn_on() { churn_on && cfg_c_on; }
 cfg_c_churn_off() { cfg_c_off; churn_off; }
 
+# Many connections. conntrack's limit is raised for them (stock for this
+# guest's memory: 65,536, the number of its hash buckets, which stays);
+# their entries are flushed afterwards so that they do not lengthen the
+# hash chains of the rows that follow.
+SPORTS_b_10k=100 DPORTS_b_10k=101 WARMUP_b_10k=20200
+SPORTS_c_10k=100 DPORTS_c_10k=101 WARMUP_c_10k=20200
+SPORTS_b_100k=316 DPORTS_b_100k=317 WARMUP_b_100k=200344
+SPORTS_c_100k=316 DPORTS_c_100k=317 WARMUP_c_100k=200344
+conns() { local a=SPORTS_$1 b=DPORTS_$1; echo $((${!a} * ${!b})); }
+
+# kmem_kb : kernel memory in kB that connections take: Slab + VmallocUsed
+# + Percpu of /proc/meminfo, after every slab cache gave back its empty
+# slabs (else entries freed by an earlier row would be reused unseen).
+kmem_kb() {
+	local f k v sum=0
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
+	while read -r k v _; do
+		case $k in Slab: | VmallocUsed: | Percpu:) sum=$((sum + v)) ;; esac
+	done </proc/meminfo
+	echo $sum
+}
+scale_on() {
+	[ -s /tmp/bench-ctmax ] || sysctl -n net.netfilter.nf_conntrack_max >/tmp/bench-ctmax || return 1
+	sysctl -qw net.netfilter.nf_conntrack_max=262144 || return 1
+	in_rtr conntrack -F 2>/dev/null
+	kmem_kb >/tmp/bench-kmem0
+}
+scale_off() {
+	in_rtr conntrack -F 2>/dev/null
+	sysctl -qw net.netfilter.nf_conntrack_max="$(cat /tmp/bench-ctmax)"
+}
+# scale_warm CONFIG ROUND : after the warm-up, the memory the connections
+# took (CSV: bytes_per_conn=N, conntrack entries).
+scale_warm() {
+	local n k0 k1 ct
+	n=$(conns "$1")
+	k0=$(cat /tmp/bench-kmem0)
+	k1=$(kmem_kb)
+	ct=$(in_rtr conntrack -C 2>/dev/null)
+	log "IPv$FAM $1 round $2: $n connections, conntrack entries $ct, kernel memory +$((k1 - k0)) kB"
+	csv "rtcache,$FAM,$1,,bytes_per_conn=$(((k1 - k0) * 1024 / n))"
+	csv "rtcache,$FAM,$1,,conntrack_entries=$ct"
+}
+cfg_b_10k_on() { cfg_b_on && scale_on; }
+cfg_b_10k_warm() { scale_warm b_10k "$1"; }
+cfg_b_10k_off() { scale_off; cfg_b_off; }
+cfg_c_10k_check() { rtc_check; }
+cfg_c_10k_on() { cfg_c_on && scale_on; }
+cfg_c_10k_warm() { scale_warm c_10k "$1"; }
+cfg_c_10k_off() { scale_off; cfg_c_off; }
+cfg_b_100k_on() { cfg_b_on && scale_on; }
+cfg_b_100k_warm() { scale_warm b_100k "$1"; }
+cfg_b_100k_off() { scale_off; cfg_b_off; }
+cfg_c_100k_check() { rtc_check; }
+cfg_c_100k_on() { cfg_c_on && scale_on; }
+cfg_c_100k_warm() { scale_warm c_100k "$1"; }
+cfg_c_100k_off() { scale_off; cfg_c_off; }
+
 routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
 ROUTES_LOADED=
 big_check() {
@@ -214,6 +277,10 @@ label e_rtc "(e) + -m rtcache ! --cached -m rpfilter (one rule)"
 label e_ret "(e) + -m rtcache -j RETURN before -m rpfilter (chain)"
 label b_churn "(b), flow label (IPv4: mark) new every packet"
 label c_churn "(c), flow label (IPv4: mark) new every packet"
+label b_10k "(b) with 10,100 connections"
+label c_10k "(c) with 10,100 connections"
+label b_100k "(b) with 100,172 connections"
+label c_100k "(c) with 100,172 connections"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -230,7 +297,7 @@ want() {
 for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
-	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn)
+	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k)
 	big=$(want b_big c_big)
 	[ -n "$big" ] || continue
 	load_routes
