@@ -5,6 +5,7 @@
 # NAME.meta (tab-separated, written by the guest scripts):
 #   label:CONFIG <tab> text     row label, rows in this order
 #   base <tab> CONFIG           the ratio column divides by this row
+#   estimator <tab> min         rows show their fastest round, not the median
 #   direct <tab> CONFIG         the row without a router (sender + receiver
 #                               alone): adds the columns "router instr/pkt"
 #                               (row minus it) and "router-only vs base"
@@ -22,6 +23,17 @@ function median(s,    n, a, i, j, t) {
 		return a[(n + 1) / 2]
 	return (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# best: the fastest round (most packets per second = fewest instructions)
+function best(s,    n, a, i, hi) {
+	n = split(s, a, " ")
+	hi = a[1]
+	for (i = 2; i <= n; i++)
+		if (a[i] + 0 > hi + 0) hi = a[i]
+	return hi
+}
+# est: a row's value from its rounds: the median, or with "estimator min"
+# in the meta file the fastest round
+function est(s) { return estimator == "min" ? best(s) : median(s) }
 # spread: (max - min) / median of the rounds, in percent
 function spread(s,    n, a, i, lo, hi) {
 	n = split(s, a, " ")
@@ -33,6 +45,15 @@ function spread(s,    n, a, i, lo, hi) {
 	return median(s) > 0 ? (hi - lo) / median(s) * 100 : 0
 }
 function count(s,    a) { return split(s, a, " ") }
+# slow: rounds more than 0.5% slower than the row's fastest
+function slow(s,    n, a, i, hi, k) {
+	n = split(s, a, " ")
+	hi = best(s)
+	k = 0
+	for (i = 1; i <= n; i++)
+		if (a[i] + 0 < hi * 0.995) k++
+	return k
+}
 function grp(x,    s, neg) {
 	x = sprintf("%.0f", x)
 	neg = x ~ /^-/
@@ -62,6 +83,8 @@ file == 1 {
 		base = $2
 	} else if ($1 == "direct") {
 		direct = $2
+	} else if ($1 == "estimator") {
+		estimator = $2
 	} else {
 		notes[++nnotes] = $2
 	}
@@ -122,26 +145,28 @@ END {
 			rcells = ""
 			if (direct != "") {
 				rcells = " — | — |"
-				if (c != direct && k in vals && kd in vals && median(vals[k]) > 0 && median(vals[kd]) > 0) {
-					ri = 1e9 / median(vals[k]) - 1e9 / median(vals[kd])
+				if (c != direct && k in vals && kd in vals && est(vals[k]) > 0 && est(vals[kd]) > 0) {
+					ri = 1e9 / est(vals[k]) - 1e9 / est(vals[kd])
 					rcells = " " grp(ri) " |"
-					if (kb in vals && median(vals[kb]) > 0 && ri > 0) {
-						rb = 1e9 / median(vals[kb]) - 1e9 / median(vals[kd])
+					if (kb in vals && est(vals[kb]) > 0 && ri > 0) {
+						rb = 1e9 / est(vals[kb]) - 1e9 / est(vals[kd])
 						rcells = rcells sprintf(" %.3fx (%+.1f%%) |", rb / ri, (rb / ri - 1) * 100)
 					} else
 						rcells = rcells " |"
 				}
 			}
 			if (k in vals) {
-				m = median(vals[k])
+				m = est(vals[k])
 				sp = spread(vals[k])
 				if (sp >= maxsp) { maxsp = sp; maxspc = label[c] " " famname(fams[i]) }
 				if (count(vals[k]) > maxn) maxn = count(vals[k])
+				ns = slow(vals[k])
+				if (ns) slows = slows (slows == "" ? "" : ", ") label[c] " " famname(fams[i]) " " ns "/" count(vals[k])
 				cell = grp(m)
 				if (k in bad) { cell = cell " (!)"; anybad = 1 }
 				if (k in failed) { cell = cell " (*)"; anyfail = 1 }
-				if (m > 0 && kb in vals && median(vals[kb]) > 0) {
-					mb = median(vals[kb])
+				if (m > 0 && kb in vals && est(vals[kb]) > 0) {
+					mb = est(vals[kb])
 					ratio = sprintf("%.3fx (%+.1f%%)", m / mb, (m / mb - 1) * 100)
 				} else
 					ratio = ""
@@ -157,7 +182,10 @@ END {
 		print line
 	}
 	print ""
-	if (maxn) printf "Median of %d interleaved rounds; largest spread between rounds: %.2f%% (%s).  \n", maxn, maxsp, maxspc
+	if (maxn && estimator == "min")
+		printf "Fastest of %d interleaved rounds (fewest instructions per packet; see \"Two modes\" in bench/README.md); largest spread between rounds: %.2f%% (%s).  \n", maxn, maxsp, maxspc
+	else if (maxn) printf "Median of %d interleaved rounds; largest spread between rounds: %.2f%% (%s).  \n", maxn, maxsp, maxspc
+	if (slows != "") print "Rounds more than 0.5% slower than their row's fastest: " slows ".  "
 	if (anybad) print "(!) some packets did not reach the receiver's UDP intact (wrong address or checksum)."
 	if (anyfail) print "(*) the configuration failed to set up in some rounds; median of the others."
 	# bytes_per_conn (bench/rtcache.sh scale rows): kernel memory per
