@@ -124,19 +124,21 @@ topo_setup() {
 # pktgen and the same receiver, one veth hop.
 #   s1 10.0.3.1/24 fd00:3::1/64  ----  d1 10.0.3.2/24 fd00:3::2/64
 direct_setup() {
+	local ns dev a4 a6 peer4 peer6 mac
 	ip link add s1 netns $SND type veth peer name d1 netns $RCV
-	ip -n $SND link set s1 up
-	ip -n $RCV link set d1 up
-	ip -n $SND addr add 10.0.3.1/24 dev s1
-	ip -n $SND -6 addr add fd00:3::1/64 dev s1 nodad
-	ip -n $RCV addr add 10.0.3.2/24 dev d1
-	ip -n $RCV -6 addr add fd00:3::2/64 dev d1 nodad
-	S1MAC=$(ip -n $SND -br link show s1 | awk '{print $3}')
+	# each end: its addresses, and a permanent neighbour entry for the other
+	for ns in "$SND s1 10.0.3.1 fd00:3::1 10.0.3.2 fd00:3::2 d1 $RCV" \
+		"$RCV d1 10.0.3.2 fd00:3::2 10.0.3.1 fd00:3::1 s1 $SND"; do
+		set -- $ns
+		dev=$2 a4=$3 a6=$4 peer4=$5 peer6=$6
+		mac=$(ip -n "$8" -br link show "$7" | awk '{print $3}')
+		ip -n "$1" link set "$dev" up
+		ip -n "$1" addr add "$a4/24" dev "$dev"
+		ip -n "$1" -6 addr add "$a6/64" dev "$dev" nodad
+		ip -n "$1" neigh replace "$peer4" lladdr "$mac" dev "$dev" nud permanent
+		ip -n "$1" neigh replace "$peer6" lladdr "$mac" dev "$dev" nud permanent
+	done
 	D1MAC=$(ip -n $RCV -br link show d1 | awk '{print $3}')
-	ip -n $SND neigh replace 10.0.3.2 lladdr "$D1MAC" dev s1 nud permanent
-	ip -n $SND neigh replace fd00:3::2 lladdr "$D1MAC" dev s1 nud permanent
-	ip -n $RCV neigh replace 10.0.3.1 lladdr "$S1MAC" dev d1 nud permanent
-	ip -n $RCV neigh replace fd00:3::1 lladdr "$S1MAC" dev d1 nud permanent
 	_wait_in_ns $RPID d1
 }
 
