@@ -487,6 +487,11 @@ run_configs() {
 				cfg_${c}_warm "$r"
 			fi
 			out=$(measure "$fam")
+			# BENCH_MEASURE_TWICE=1 (diagnostic): a second measurement of
+			# the same setup, logged only: does a mode outlast one run?
+			if [ "${BENCH_MEASURE_TWICE:-0}" = 1 ]; then
+				log "$table/$fam/$c round $r, measured again: $(measure "$fam")"
+			fi
 			cfg_${c}_off >/dev/null 2>&1
 			log "$table/$fam/$c round $r: $out (pps delivered)"
 			csv "$table,$fam,$c,$r,${out// /,}"
