@@ -76,7 +76,7 @@ SYNCD_DIR      := $(TOP)/userspace/syncd
 SYNCD_PURE_SRC := $(addprefix $(SYNCD_DIR)/,schema.cpp options.cpp cache_table.cpp status_format.cpp)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp $(SYNCD_PURE_SRC)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
-# the netlink stress generator of tests/bats/ila_stress.bats (built, not installed)
+# the netlink stress generator of tests/stress/ila_stress.bats (built, not installed)
 STRESS_SRC := $(wildcard $(TOP)/tests/stress/*.cpp)
 STRESS_BIN := $(TOP)/build/tests/ila_stress
 
@@ -123,6 +123,8 @@ help:
 	@echo '  CHECK_JOBS=N        check: kernels run side by side (default 2; 1 with SUITE or FILTER)'
 	@echo '  SUITE_TIMEOUT=SEC   check: timeout per suite (default 2400)'
 	@echo '  SLUB_DEBUG_ALL=1    check: slub_debug on every cache of every kernel'
+	@echo '  RTC_LOOPS=N, RTC_TEARDOWN_LOOPS=N  check: rounds of the rtcache repetition tests'
+	@echo '                      (default 50 and 20)'
 	@echo '  TEST_KERNELS="6.12" check/deps: extra test kernel installed from bookworm-backports'
 	@echo '                      (empty: test only what is installed)'
 	@echo '  FUZZ_SECS=N         fuzz: run time (default 60)'
@@ -284,7 +286,7 @@ fuzz: $(FUZZ_BIN)
 	$(Q)mkdir -p $(TOP)/build/fuzz/corpus
 	$(Q)$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(TOP)/build/fuzz/corpus
 
-# make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/bats/ila_stress.bats
+# make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/stress/ila_stress.bats
 # for STRESS_SECS seconds on each kernel, every slab cache under slub_debug
 STRESS_SECS ?= 600
 stress: all $(STRESS_BIN)

@@ -34,6 +34,16 @@ export PATH="$BIN_DIR:$PATH"
 
 SND=bsnd RTR=brtr RCV=brcv
 SPID='' RPID=''
+# The path a measurement uses (set by run_configs from PATH_<config>):
+# through the router (s0 -> r0, r1 -> d0) or, for PATH_<config>=direct,
+# over the sender-receiver pair of direct_setup (s1 -> d1, no router).
+PG_DEV=s0 RX_DEV=d0 PG_DMAC='' PG_SRC4=10.0.1.2 PG_SRC6=fd00:1::2
+# Flows: UDP source ports 1024 .. 1024+PG_SPORTS-1 and destination ports
+# 2048 .. 2048+PG_DPORTS-1, each advanced by one every packet (pktgen's
+# sequential ranges): with coprime counts every pair comes once in
+# PG_SPORTS * PG_DPORTS packets, that many connections. 1 and 1: the one
+# flow 9 -> 9. Set by run_configs from SPORTS_<config>, DPORTS_<config>.
+PG_SPORTS=1 PG_DPORTS=1
 
 log() { echo "bench: $*" | tee -a "${BENCH_CSV%.csv}.log" >&2; }
 die() { log "FATAL: $*"; exit 1; }
@@ -104,7 +114,42 @@ topo_setup() {
 	# ip netns exec may not have entered the netns yet.
 	_wait_in_ns $SPID s0
 	_wait_in_ns $RPID d0
+	PG_DMAC=$R0MAC
+	wq_trace_on
 	rcv_setup
+}
+
+# direct_setup : a second veth pair s1 (sender) -- d1 (receiver), no router
+# between them, for the "no router" row (PATH_<config>=direct): the same
+# pktgen and the same receiver, one veth hop.
+#   s1 10.0.3.1/24 fd00:3::1/64  ----  d1 10.0.3.2/24 fd00:3::2/64
+direct_setup() {
+	local ns dev a4 a6 peer4 peer6 mac
+	ip link add s1 netns $SND type veth peer name d1 netns $RCV
+	# each end: its addresses, and a permanent neighbour entry for the other
+	for ns in "$SND s1 10.0.3.1 fd00:3::1 10.0.3.2 fd00:3::2 d1 $RCV" \
+		"$RCV d1 10.0.3.2 fd00:3::2 10.0.3.1 fd00:3::1 s1 $SND"; do
+		set -- $ns
+		dev=$2 a4=$3 a6=$4 peer4=$5 peer6=$6
+		mac=$(ip -n "$8" -br link show "$7" | awk '{print $3}')
+		ip -n "$1" link set "$dev" up
+		ip -n "$1" addr add "$a4/24" dev "$dev"
+		ip -n "$1" -6 addr add "$a6/64" dev "$dev" nodad
+		ip -n "$1" neigh replace "$peer4" lladdr "$mac" dev "$dev" nud permanent
+		ip -n "$1" neigh replace "$peer6" lladdr "$mac" dev "$dev" nud permanent
+	done
+	D1MAC=$(ip -n $RCV -br link show d1 | awk '{print $3}')
+	_wait_in_ns $RPID d1
+}
+
+# path_select router|direct : the devices and addresses pg_setup, measure
+# and rx_count use.
+path_select() {
+	if [ "$1" = direct ]; then
+		PG_DEV=s1 RX_DEV=d1 PG_DMAC=$D1MAC PG_SRC4=10.0.3.1 PG_SRC6=fd00:3::1
+	else
+		PG_DEV=s0 RX_DEV=d0 PG_DMAC=$R0MAC PG_SRC4=10.0.1.2 PG_SRC6=fd00:1::2
+	fi
 }
 
 # The receiver consumes the packets. Default: no socket on the port, so
@@ -128,36 +173,62 @@ in_rtr() { ip netns exec $RTR "$@"; }
 
 _pg() { echo "$2" >"/proc/$SPID/net/pktgen/$1" || die "pktgen $1: $2"; }
 
+# pg_device : PG_DEV is the pktgen thread's only device (rem_device_all
+# is asynchronous: the thread drops its devices on its next loop).
+pg_device() {
+	local d=/proc/$SPID/net/pktgen i f others
+	_pg_others() {
+		others=
+		for f in "$d"/*; do
+			f=${f##*/}
+			case $f in pgctrl | kpktgend_* | "$PG_DEV") ;; *) others+=" $f" ;; esac
+		done
+	}
+	_pg_others
+	[ -e "$d/$PG_DEV" ] && [ -z "$others" ] && return 0
+	if [ -n "$others" ]; then
+		_pg kpktgend_0 "rem_device_all"
+		for ((i = 0; i < 100; i++)); do
+			_pg_others
+			[ -z "$others" ] && [ ! -e "$d/$PG_DEV" ] && break
+			sleep 0.1
+		done
+	fi
+	[ -e "$d/$PG_DEV" ] || _pg kpktgend_0 "add_device $PG_DEV"
+}
+
 # pg_setup 4|6 DST : one UDP flow sender -> DST (port 9 -> 9), BENCH_PKTS
-# packets per run, plus the pktgen flags in PG_FLAGS (e.g. UDPCSUM). The
-# device is added to the thread once (rem_device_all is asynchronous).
+# packets per run, plus the pktgen flags in PG_FLAGS (e.g. UDPCSUM), from
+# PG_DEV to PG_DMAC (path_select).
 PG_FLAGS_ALL="UDPCSUM NO_TIMESTAMP"
 : "${PG_FLAGS=UDPCSUM}"
 pg_setup() {
 	local fam=$1 dst=$2 c
-	if ! grep -q "s0" "/proc/$SPID/net/pktgen/kpktgend_0"; then
-		_pg kpktgend_0 "add_device s0"
-	fi
-	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $R0MAC" \
-		"udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9"; do
-		_pg s0 "$c"
+	pg_device
+	local sp=9 sq=9 dp=9 dq=9
+	# pktgen wraps a range when the port reaches its max: max = min + count
+	[ "$PG_SPORTS" -le 1 ] || sp=1024 sq=$((1024 + PG_SPORTS))
+	[ "$PG_DPORTS" -le 1 ] || dp=2048 dq=$((2048 + PG_DPORTS))
+	for c in "count $BENCH_PKTS" "clone_skb 0" "delay 0" "dst_mac $PG_DMAC" \
+		"udp_src_min $sp" "udp_src_max $sq" "udp_dst_min $dp" "udp_dst_max $dq"; do
+		_pg $PG_DEV "$c"
 	done
 	if [ "$fam" = 6 ]; then
 		# pktgen's shortest IPv6 frame: 14 + 40 + 8 + 16 (pktgen header).
-		_pg s0 "pkt_size 78"
-		_pg s0 "dst6 $dst"
-		_pg s0 "src6 fd00:1::2"
+		_pg $PG_DEV "pkt_size 78"
+		_pg $PG_DEV "dst6 $dst"
+		_pg $PG_DEV "src6 $PG_SRC6"
 	else
-		_pg s0 "flag !IPV6"
-		_pg s0 "pkt_size 64"
-		_pg s0 "dst $dst"
-		_pg s0 "src_min 10.0.1.2"
-		_pg s0 "src_max 10.0.1.2"
+		_pg $PG_DEV "flag !IPV6"
+		_pg $PG_DEV "pkt_size 64"
+		_pg $PG_DEV "dst $dst"
+		_pg $PG_DEV "src_min $PG_SRC4"
+		_pg $PG_DEV "src_max $PG_SRC4"
 	fi
 	for c in $PG_FLAGS_ALL; do
 		case " ${PG_FLAGS:-} " in
-		*" $c "*) _pg s0 "flag $c" ;;
-		*) _pg s0 "flag !$c" ;;
+		*" $c "*) _pg $PG_DEV "flag $c" ;;
+		*) _pg $PG_DEV "flag !$c" ;;
 		esac
 	done
 }
@@ -173,12 +244,12 @@ pg_run() {
 
 # ---- measuring ----------------------------------------------------------------
 
-# rx_count : rx_packets of the receiver's d0 (bash builtins only).
+# rx_count : rx_packets of the receiver's RX_DEV (bash builtins only).
 rx_count() {
 	local l
 	while read -r l; do
 		case $l in
-		d0:*) set -- $l; echo "$3"; return ;;
+		"$RX_DEV":*) set -- $l; echo "$3"; return ;;
 		esac
 	done <"/proc/$RPID/net/dev"
 }
@@ -197,7 +268,95 @@ pg_elapsed_us() {
 		case $l in
 		"Result: OK: "*) l=${l#Result: OK: }; echo "${l%%(*}"; return ;;
 		esac
-	done <"/proc/$SPID/net/pktgen/s0"
+	done <"/proc/$SPID/net/pktgen/$PG_DEV"
+}
+
+# sys_snap : "<NET_RX> <TIMER> <RCU> <SCHED softirqs> <context switches>
+# <interrupts> <backlog packets processed> <time squeezes> <pages
+# allocated> <pages freed>" so far (bash
+# builtins only): what changed during a run tells how its packets were
+# batched and scheduled.
+sys_snap() {
+	local k v a b c rx=0 tm=0 rcu=0 sch=0 ctxt=0 intr=0
+	while read -r k v _; do
+		case $k in
+		NET_RX:) rx=$v ;;
+		TIMER:) tm=$v ;;
+		RCU:) rcu=$v ;;
+		SCHED:) sch=$v ;;
+		esac
+	done </proc/softirqs
+	while read -r k v _; do
+		case $k in
+		ctxt) ctxt=$v ;;
+		intr) intr=$v ;;
+		esac
+	done </proc/stat
+	read -r a b c _ </proc/net/softnet_stat
+	local pga=0 pgf=0
+	while read -r k v; do
+		case $k in
+		pgalloc_*) pga=$((pga + v)) ;;
+		pgfree) pgf=$v ;;
+		esac
+	done </proc/vmstat
+	echo "$rx $tm $rcu $sch $ctxt $intr $((16#$a)) $((16#$c)) $pga $pgf"
+}
+
+# task_snap : "PID:RUNTIME_NS ..." of every task (schedstat; under icount a
+# nanosecond is an instruction).
+task_snap() {
+	local f t out=
+	for f in /proc/[0-9]*/schedstat; do
+		read -r t _ <"$f" 2>/dev/null || continue
+		f=${f#/proc/}
+		out+=" ${f%/schedstat}:$t"
+	done
+	echo "$out"
+}
+
+# task_busy BEFORE AFTER : tasks that ran 0.5 ms or more between two
+# task_snaps, "comm=us ..." (the pktgen thread included).
+task_busy() {
+	local -A t0
+	local e p c out=
+	for e in $1; do t0[${e%%:*}]=${e#*:}; done
+	for e in $2; do
+		p=${e%%:*}
+		[ -n "${t0[$p]:-}" ] || continue
+		if [ $(((${e#*:} - ${t0[$p]}) / 1000)) -ge 500 ]; then
+			read -r c <"/proc/$p/comm" 2>/dev/null || c=$p
+			out+=" $c=$(((${e#*:} - ${t0[$p]}) / 1000))"
+		fi
+	done
+	echo "${out# }"
+}
+
+# Work items that run during a measurement (tracepoint
+# workqueue:workqueue_execute_start; a few per guest-second, so the trace
+# costs nothing measurable). The conntrack garbage collector
+# (gc_worker) scans every bucket of the conntrack hash (65,536 in the
+# 3 GiB guest: about 3.3 million instructions a pass) every 1 to 60
+# guest-seconds, whatever the traffic and whether conntrack is in use in
+# the router or not: a run it lands in costs about 33 instructions per
+# packet more, so measure repeats such a run (see bench/README.md).
+WQ_TRACE=
+wq_trace_on() {
+	local t=/sys/kernel/tracing
+	[ -e $t/trace ] || mount -t tracefs nodev $t 2>/dev/null
+	if [ -w $t/events/workqueue/workqueue_execute_start/enable ] &&
+		echo 1 >$t/events/workqueue/workqueue_execute_start/enable; then
+		WQ_TRACE=$t
+	else
+		log "no tracefs: work items during runs are not recorded"
+	fi
+}
+wq_clear() { [ -z "$WQ_TRACE" ] || : >"$WQ_TRACE/trace"; }
+# wq_summary : "function=count ..." of the work items since wq_clear
+wq_summary() {
+	[ -n "$WQ_TRACE" ] || return 0
+	grep -o 'function [A-Za-z0-9_.]*' "$WQ_TRACE/trace" | sort | uniq -c |
+		awk '{ printf "%s%s=%s", sep, $3, $1; sep = " " }'
 }
 
 # udp_in : "<noports> <csum errors>" of the receiver's UDP for family $1.
@@ -233,21 +392,36 @@ udp_in() {
 # was deferred to ksoftirqd and pktgen overran it), the run wasted
 # instructions on packets nobody received: it is repeated (up to 4 times).
 measure() {
-	local fam=$1 try c0 c1 d0 d1 u0 u1 us
+	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1 wq t0 t1
 	for ((try = 1; try <= 4; try++)); do
 		c0=$(rx_count)
 		d0=$(backlog_drops)
 		u0=$(udp_in "$fam")
+		s0=$(sys_snap)
+		t0=$(task_snap)
+		wq_clear
 		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
+		t1=$(task_snap)
+		s1=$(sys_snap)
+		wq=$(wq_summary)
 		c1=$(rx_count)
 		d1=$(backlog_drops)
 		u1=$(udp_in "$fam")
 		us=$(pg_elapsed_us)
-		if [ "$d1" = "$d0" ] || [ $try = 4 ]; then
+		set -- $s0 $s1
+		log "run: $((c1 - c0)) pkts in $us us; softirqs net_rx +$((${11} - $1)) timer +$((${12} - $2)) rcu +$((${13} - $3)) sched +$((${14} - $4)); ctxt +$((${15} - $5)) intr +$((${16} - $6)) backlog processed +$((${17} - $7)) squeezed +$((${18} - $8)); pages alloc +$((${19} - $9)) free +$((${20} - ${10})); work: ${wq:-none}; tasks (us): $(task_busy "$t0" "$t1")"
+		if [ $try = 4 ]; then
 			[ "$d1" = "$d0" ] || log "backlog drops in every try; keeping the last"
+			case " $wq " in *" gc_worker="*) log "conntrack gc in every try; keeping the last" ;; esac
 			break
 		fi
-		log "backlog dropped $((d1 - d0)) packets; measuring again"
+		if [ "$d1" != "$d0" ]; then
+			log "backlog dropped $((d1 - d0)) packets; measuring again"
+		elif [ "${BENCH_GC_RETRY:-1}" = 1 ] && [[ " $wq " == *" gc_worker="* ]]; then
+			log "the conntrack gc worker ran during the run; measuring again"
+		else
+			break
+		fi
 	done
 	[ -n "$us" ] && [ "$us" -gt 0 ] || die "no pktgen result"
 	set -- $u0 $u1
@@ -266,12 +440,16 @@ label() { meta "label:$1" "${@:2}"; }
 # A configuration NAME is a set of shell functions: cfg_NAME_check
 # (prints why and fails if it cannot be measured: module not built...),
 # cfg_NAME_on (sets it up; fails with the reason on output), cfg_NAME_off
-# (removes it). The destination address is $DST_NAME if set, else DST.
+# (removes it). The destination address is $DST_NAME if set, else DST;
+# PATH_NAME=direct sends over the pair of direct_setup (no router);
+# SPORTS_NAME and DPORTS_NAME give the flows (PG_SPORTS), WARMUP_NAME the
+# warm-up packets (default BENCH_WARMUP_PKTS); cfg_NAME_warm ROUND, if
+# defined, runs after the warm-up, before the measurement.
 # run_configs TABLE FAMILY DST NAME... measures the available ones
 # interleaved (A B C A B C ...), BENCH_ROUNDS rounds.
 # CSV: table,family,config,round,pps,delivered  or  table,family,config,,na:why
 run_configs() {
-	local table=$1 fam=$2 dst=$3 r c why out dv
+	local table=$1 fam=$2 dst=$3 r c why out dv pv warm
 	shift 3
 	local avail=()
 	for c in "$@"; do
@@ -285,6 +463,14 @@ run_configs() {
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 		for c in ${avail[@]+"${avail[@]}"}; do
 			dv=DST_$c
+			pv=PATH_$c
+			path_select "${!pv:-router}"
+			pv=SPORTS_$c
+			PG_SPORTS=${!pv:-1}
+			pv=DPORTS_$c
+			PG_DPORTS=${!pv:-1}
+			pv=WARMUP_$c
+			warm=${!pv:-$BENCH_WARMUP_PKTS}
 			pg_setup "$fam" "${!dv:-$dst}"
 			if ! why=$(cfg_${c}_on 2>&1); then
 				log "$table/$fam/$c: setup failed: $why"
@@ -292,12 +478,20 @@ run_configs() {
 				cfg_${c}_off >/dev/null 2>&1
 				continue
 			fi
-			if [ "$BENCH_WARMUP_PKTS" -gt 0 ]; then
-				_pg s0 "count $BENCH_WARMUP_PKTS"
+			if [ "$warm" -gt 0 ]; then
+				_pg $PG_DEV "count $warm"
 				pg_run
-				_pg s0 "count $BENCH_PKTS"
+				_pg $PG_DEV "count $BENCH_PKTS"
+			fi
+			if declare -F "cfg_${c}_warm" >/dev/null; then
+				cfg_${c}_warm "$r"
 			fi
 			out=$(measure "$fam")
+			# BENCH_MEASURE_TWICE=1 (diagnostic): a second measurement of
+			# the same setup, logged only: does a mode outlast one run?
+			if [ "${BENCH_MEASURE_TWICE:-0}" = 1 ]; then
+				log "$table/$fam/$c round $r, measured again: $(measure "$fam")"
+			fi
 			cfg_${c}_off >/dev/null 2>&1
 			log "$table/$fam/$c round $r: $out (pps delivered)"
 			csv "$table,$fam,$c,$r,${out// /,}"

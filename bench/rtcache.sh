@@ -6,6 +6,10 @@
 #   10.0.1.2 / fd00:1::2        (forwards)       10.0.2.2 / fd00:2::2
 #
 # One UDP flow, IPv4 and IPv6, forwarded by the router under:
+#   n      no router: the same pktgen and receiver over one veth pair
+#          (s1 -> d1, direct_setup), what sender + receiver cost alone;
+#          the report subtracts it from every row (the router's own
+#          instructions per packet)
 #   a      no conntrack, no reverse-path filter
 #   b      conntrack (one nft "ct state" rule in forward) + rp_filter=1
 #          (IPv6 has no rp_filter sysctl: conntrack only)
@@ -20,8 +24,13 @@
 #          the rpfilter rule
 #   b_churn, c_churn   b and c with a sender whose packets all differ in
 #          a routing input: an nft rule in the router's PREROUTING (priority
-#          mangle, before rtcache) sets the IPv6 flow label (IPv4: DSCP) from
-#          a counter, a new value every packet (both rows carry the rule)
+#          mangle, before rtcache) sets the IPv6 flow label (IPv4: the mark)
+#          from a counter, a new value every packet (both rows carry the rule)
+#   b_10k, c_10k, b_100k, c_100k   b and c with 10,100 and 100,172 UDP
+#          connections (pktgen port ranges 100 x 101 and 316 x 317, one new
+#          pair every packet), warmed up with two packets per connection so
+#          conntrack and the cache hold them all before the measurement;
+#          also the kernel memory they take per connection
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -65,6 +74,10 @@ mangle_off() {
 	ipt -t mangle -X
 	unload_module "$(mangle_mod)"
 }
+
+PATH_n=direct
+cfg_n_on() { :; }
+cfg_n_off() { :; }
 
 cfg_a_on() { :; }
 cfg_a_off() { :; }
@@ -117,15 +130,20 @@ cfg_e_ret_on() {
 }
 cfg_e_ret_off() { cfg_e_rtc_off; }
 
-# churn_on : every packet gets another flow label (IPv6) or DSCP (IPv4).
+# churn_on : every packet gets another routing input: IPv6 its flow label
+# (the first 32-bit word of the header, version 6, traffic class 0, label
+# from a counter: nft 1.0.6 sets only constants into sub-byte fields, and
+# a whole word needs no read-modify-write), IPv4 its mark (the DSCP is a
+# sub-byte field too, and a raw write would leave the header checksum
+# wrong).
 churn_on() {
-	local set='ip6 flowlabel set numgen inc mod 1048576'
-	[ "$FAM" = 6 ] || set='ip dscp set numgen inc mod 64'
+	local set='@nh,0,32 set numgen inc mod 1048576 offset 0x60000000'
+	[ "$FAM" = 6 ] || set='meta mark set numgen inc mod 1048576'
 	in_rtr nft -f - <<EOF
 table inet churn {
 	chain pre {
 		type filter hook prerouting priority mangle;
-		$set
+		meta nfproto ipv$FAM $set
 	}
 }
 EOF
@@ -136,6 +154,78 @@ cfg_b_churn_off() { cfg_b_off; churn_off; }
 cfg_c_churn_check() { rtc_check; }
 cfg_c_churn_on() { churn_on && cfg_c_on; }
 cfg_c_churn_off() { cfg_c_off; churn_off; }
+
+# Many connections. conntrack's limit is raised for them (stock for this
+# guest's memory: 65,536, the number of its hash buckets, which stays);
+# their entries are flushed afterwards so that they do not lengthen the
+# hash chains of the rows that follow.
+SPORTS_b_10k=100 DPORTS_b_10k=101 WARMUP_b_10k=20200
+SPORTS_c_10k=100 DPORTS_c_10k=101 WARMUP_c_10k=20200
+SPORTS_b_100k=316 DPORTS_b_100k=317 WARMUP_b_100k=200344
+SPORTS_c_100k=316 DPORTS_c_100k=317 WARMUP_c_100k=200344
+conns() { local a=SPORTS_$1 b=DPORTS_$1; echo $((${!a} * ${!b})); }
+
+# kmem_kb : kernel memory in kB that connections take: Slab + VmallocUsed
+# + Percpu of /proc/meminfo, after every slab cache gave back its empty
+# slabs (else entries freed by an earlier row would be reused unseen).
+kmem_kb() {
+	local f k v sum=0
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
+	while read -r k v _; do
+		case $k in Slab: | VmallocUsed: | Percpu:) sum=$((sum + v)) ;; esac
+	done </proc/meminfo
+	echo $sum
+}
+# The UDP timeout (30 s without a reply) is raised in the router for these
+# rows: guest time jumps ahead while the guest waits for the host (9p
+# reads of every command run; icount with sleep=off), and the entries of
+# a warm-up expired before the measurement (seen: 10,100 of 10,100 gone).
+scale_on() {
+	[ -s /tmp/bench-ctmax ] || sysctl -n net.netfilter.nf_conntrack_max >/tmp/bench-ctmax || return 1
+	[ -s /tmp/bench-udpto ] || in_rtr sysctl -n net.netfilter.nf_conntrack_udp_timeout >/tmp/bench-udpto || return 1
+	sysctl -qw net.netfilter.nf_conntrack_max=262144 || return 1
+	in_rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout=3600 || return 1
+	in_rtr conntrack -F 2>/dev/null
+	kmem_kb >/tmp/bench-kmem0
+}
+scale_off() {
+	in_rtr conntrack -F 2>/dev/null
+	sysctl -qw net.netfilter.nf_conntrack_max="$(cat /tmp/bench-ctmax)"
+	in_rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout="$(cat /tmp/bench-udpto)"
+}
+# scale_warm CONFIG ROUND : after the warm-up, the memory the connections
+# took (CSV: bytes_per_conn=N, conntrack entries).
+scale_warm() {
+	local n k0 k1 ct i
+	n=$(conns "$1")
+	# a warm-up that lost packets (backlog drops) or whose entries expired
+	# left connections out: another pass over all of them, up to 3
+	for ((i = 0; i < 3; i++)); do
+		ct=$(in_rtr conntrack -C 2>/dev/null)
+		[ "${ct:-0}" -lt "$n" ] || break
+		log "IPv$FAM $1 round $2: $ct of $n connections after the warm-up; once more"
+		_pg $PG_DEV "count $n"
+		pg_run
+		_pg $PG_DEV "count $BENCH_PKTS"
+	done
+	k0=$(cat /tmp/bench-kmem0)
+	k1=$(kmem_kb)
+	ct=$(in_rtr conntrack -C 2>/dev/null)
+	log "IPv$FAM $1 round $2: $n connections, conntrack entries $ct, kernel memory +$((k1 - k0)) kB; rtcache stats after the warm-up: $(in_rtr cat /proc/net/stat/nf_conntrack_rtcache 2>/dev/null | tr '\n' '|')"
+	csv "rtcache,$FAM,$1,,bytes_per_conn=$(((k1 - k0) * 1024 / n))"
+	csv "rtcache,$FAM,$1,,conntrack_entries=$ct"
+}
+# cfg_{b,c}_{10k,100k}_{on,warm,off} (and _check for c): (b) or (c) with
+# the flows of SPORTS_/DPORTS_
+for _row in b c; do
+	for _n in 10k 100k; do
+		eval "cfg_${_row}_${_n}_on() { cfg_${_row}_on && scale_on; }
+		      cfg_${_row}_${_n}_warm() { scale_warm ${_row}_${_n} \"\$1\"; }
+		      cfg_${_row}_${_n}_off() { scale_off; cfg_${_row}_off; }"
+		[ $_row = b ] || eval "cfg_${_row}_${_n}_check() { rtc_check; }"
+	done
+done
+unset _row _n
 
 routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
 ROUTES_LOADED=
@@ -187,7 +277,13 @@ unload_routes() {
 
 topo_setup
 trap topo_teardown EXIT
+direct_setup
 meta base b
+meta direct n
+# a row's value is its fastest round: any row sometimes runs in a mode that
+# costs up to 280 instructions per packet more (bench/README.md, "Two modes")
+meta estimator min
+label n "(n) no router: sender and receiver on one veth pair"
 label a "(a) no conntrack"
 label b "(b) conntrack + rp_filter=1 (IPv6: conntrack only)"
 label b0 "(b0) conntrack, rp_filter=0"
@@ -196,8 +292,12 @@ label d "(d) (b) + nft flowtable"
 label e "(e) conntrack + -m rpfilter"
 label e_rtc "(e) + -m rtcache ! --cached -m rpfilter (one rule)"
 label e_ret "(e) + -m rtcache -j RETURN before -m rpfilter (chain)"
-label b_churn "(b), flow label (IPv4: DSCP) new every packet"
-label c_churn "(c), flow label (IPv4: DSCP) new every packet"
+label b_churn "(b), flow label (IPv4: mark) new every packet"
+label c_churn "(c), flow label (IPv4: mark) new every packet"
+label b_10k "(b) with 10,100 connections"
+label c_10k "(c) with 10,100 connections"
+label b_100k "(b) with 100,172 connections"
+label c_100k "(c) with 100,172 connections"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -212,9 +312,9 @@ want() {
 	echo "$out"
 }
 for FAM in $FAMS; do
-	if [ "$FAM" = 6 ]; then dst=fd00:2::2; else dst=10.0.2.2; fi
+	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
-	run_configs rtcache "$FAM" $dst $(want a b b0 c d e e_rtc e_ret b_churn c_churn)
+	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k)
 	big=$(want b_big c_big)
 	[ -n "$big" ] || continue
 	load_routes

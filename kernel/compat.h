@@ -77,7 +77,7 @@ static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
  * kernel). Other versions take the generic rhashtable_lookup() until the
  * walk has been checked against them.
  */
-#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE && \
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 #define NFILR_RHT_INLINE_WALK	1
 #else
@@ -94,7 +94,7 @@ static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
  * disagree. Other versions call dst_check() until the copy has been
  * checked against them.
  */
-#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE && \
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 #define NFILR_IP6_DST_CHECK_INLINE	1
 #else

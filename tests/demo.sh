@@ -35,7 +35,7 @@ ip -n "$client" -6 route add 2001:db8:0:3::/64 via fd00:1::1
 # them, so cleanup_all stops them without "Killed" notes.
 (ip netns exec "$server" socat -u TCP6-LISTEN:8080,reuseaddr,fork SYSTEM:'echo hello from the server at $SOCAT_SOCKADDR' &)
 (ip netns exec "$server" socat -u UDP6-RECV:5353 OPEN:/tmp/demo-udp.txt,creat,append &)
-wait_until 5 sh -c "ip netns exec $server ss -Hltn 'sport = :8080' | grep -q ."
+wait_until 5 sh -c "ip netns exec $server ss -Hltn 'sport = :8080' | grep . >/dev/null"
 
 if [ -e /sys/module/xt_ILA ]; then
 	step "ILA translation with prefix rules (ip6tables-nft backend)"
@@ -95,7 +95,7 @@ if [ -e /sys/module/xt_ILA ]; then
 		in_ns "$client" ping -c 2 -i 0.3 -W 2 2001:db8:0:3::5 | sed -n '1,3p'
 		rshow ilactl hook list
 		printf '%s[router]$ nft list hooks | grep -B2 nf_ila%s\n' "$B" "$N"
-		if ! in_ns "$router" nft list hooks 2>/dev/null | grep -q ila; then
+		if ! in_ns "$router" nft list hooks 2>/dev/null | grep ila >/dev/null; then
 			echo "  (this kernel, $(uname -r), is built without NETFILTER_NETLINK_HOOK: nft lists no hooks; on 6.12 it"
 			echo "   shows ila_hook_slot_fn [nf_ila] once per point and priority)"
 		else

@@ -352,8 +352,10 @@ vxlan_pair() {
 	ila_offload "$server" s0 on
 	local m zero back port=5400 c s
 	for zero in 0 1; do
-		vxlan_pair $zero
 		for m in adjust-transport neutral-map; do
+			# a new tunnel for each mode: nothing of the previous
+			# mode's connections is still in flight or cached
+			vxlan_pair $zero
 			echo "# zero outer checksum: $zero, $m" >&3
 			back=
 			[ "$m" = neutral-map ] && back="--direction ila2sir"
@@ -366,15 +368,11 @@ vxlan_pair() {
 				--src-pfx "$ILA_LOC_PFX" --dst-pfx "$ILA_SIR_PFX" --csum-mode "$m" $back
 			in_ns "$server" ip6tables -t mangle -A POSTROUTING -s "$ILA_SIR_PFX" -j ILA --translate src \
 				--src-pfx "$ILA_SIR_PFX" --dst-pfx "$ILA_LOC_PFX" --csum-mode "$m"
-			# The rules of the two ends change one by one: a tunnel
-			# packet of the previous mode's connections (a retransmit,
-			# a neighbour probe) met by the other end's new rule has a
-			# checksum for the other mode. Count from when both ends
-			# agree: one ping through the tunnel, then a pause.
-			in_ns "$client" ping -6 -q -c 1 -W 5 fd77::2 >/dev/null
+			# count from when the tunnel carries traffic both ways
+			port=$((port + 1))
+			ila_tcp "$client" "$server" fd77::2 "$((port + 100))" 1000
 			sleep 1
 			c=$(csum_errors "$client") s=$(csum_errors "$server")
-			port=$((port + 1))
 			ila_tcp "$client" "$server" fd77::2 "$port" 100000
 			ila_udp "$client" "$server" fd77::2 "$port" 3000
 			ila_tcp "$server" "$client" fd77::1 "$port" 50000

@@ -178,6 +178,9 @@ wire_udp_sum() {
 	ip -n "$server" -6 addr add 2001:db8:0:3:1000::5/128 dev lo
 	run in_ns "$client" ping -6 -c 1 -W 2 2001:db8:0:3:1000::5
 	[ "$status" -ne 0 ]
+	# not silently: the log says why and what to write instead
+	[ "$(ila_count "$router" ip6tables PREROUTING)" -ge 1 ]
+	dmesg | grep -q 'neutral-map: dropped a packet for 2001:db8:0:3:1000::5: C-bit set, an ILA address; translating ILA -> SIR needs --direction ila2sir'
 	traffic "$ILA_SIR_HOST" 6303
 	ila_kdel
 }
