@@ -45,8 +45,11 @@ run_bg() {
 	(
 		timeout -k 20 $((STRESS_SECS * 3 + 300)) "$@" >"$D/$name.out" 2>&1 &
 		echo $! >>"$D/pids"
-		wait $!
-		echo $? >"$D/$name.rc"
+		# (bats runs this under errexit: a bare failing wait would end
+		# the subshell before the status is written)
+		local rc=0
+		wait $! || rc=$?
+		echo $rc >"$D/$name.rc"
 	) &
 }
 
@@ -164,11 +167,13 @@ setup_file() {
 		(while [ ! -e "$D/stop" ]; do
 			{
 				echo "== $(cat /proc/uptime) load $(cat /proc/loadavg)"
-				ps -eo pid,stat,pcpu,wchan:24,args --sort=-pcpu | head -n 12
+				ps -eo pid,ppid,stat,pcpu,wchan:24,args --sort=-pcpu | cut -c1-160
 				stuck_report
+				ls "$D"
 				for f in "$D"/*.out; do echo "-- $f"; tail -n 3 "$f"; done
 			} >"$VM_RESULTS/stress-watch.tmp" 2>&1
 			mv "$VM_RESULTS/stress-watch.tmp" "$VM_RESULTS/stress-watch.txt"
+			mkdir -p "$VM_RESULTS/stress-out" && cp "$D"/*.out "$VM_RESULTS/stress-out/" 2>/dev/null
 			sleep 10
 		done) &
 	fi
