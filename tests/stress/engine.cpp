@@ -79,40 +79,6 @@ std::string Report::summary()
 	return "requests answered: " + std::to_string(total) + "\n" + s;
 }
 
-// ---- Expect ------------------------------------------------------------------
-
-bool Expect::judge(int err, std::string &problem) const
-{
-	if (!knob)
-		return set.has(err);
-	int st = knob_state(*knob);
-	const bool in_old = old_set.has(err), in_new = new_set.has(err);
-	if (st == 0 && !in_old) {
-		problem = std::string("the kernel showed the old behaviour of ") + knob_name(*knob) +
-			  " before; this answer is not";
-		return false;
-	}
-	if (st == 1 && !in_new) {
-		problem = std::string("the kernel showed the new behaviour of ") + knob_name(*knob) +
-			  " before; this answer is not";
-		return false;
-	}
-	if (!in_old && !in_new)
-		return false;
-	if (in_old != in_new && !knob_observe(*knob, in_new)) {
-		problem = std::string("mixed old and new behaviour of ") + knob_name(*knob);
-		return false;
-	}
-	return true;
-}
-
-std::string Expect::str() const
-{
-	if (!knob)
-		return set.str();
-	return std::string(knob_name(*knob)) + " old " + old_set.str() + " / new " + new_set.str();
-}
-
 std::string describe(const Pending &p)
 {
 	Bytes b;
@@ -354,9 +320,8 @@ void Engine::judge(Conn &c, const PendingP &pp)
 		p.err = 0;
 		break;
 	}
-	std::string problem;
-	if (!p.expect.judge(p.err, problem))
-		fail(p.label + ": " + (problem.empty() ? "" : problem + ": ") + describe(p));
+	if (!p.expect.judge(p.err))
+		fail(p.label + ": " + describe(p));
 	// not requests for the kernel: counted apart from the requests' answers
 	g_report.count(p.mode == Answer::Ignored ? p.label + " (ignored)"
 			: p.mode == Answer::Dropped ? p.label + " (truncated)"

@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,11 +72,9 @@ extern Report g_report;
 
 // ---- expectations ----------------------------------------------------------
 
-// The errnos an answer may carry. With a knob: OLD and NEW behaviour.
+// The errnos an answer may carry.
 struct Expect {
 	ErrSet set;
-	std::optional<Knob> knob;
-	ErrSet old_set, new_set;
 
 	static Expect of(Why w)
 	{
@@ -85,20 +82,8 @@ struct Expect {
 		e.set = ErrSet::of(w);
 		return e;
 	}
-	static Expect either(Knob k, ErrSet old_s, ErrSet new_s)
-	{
-		Expect e;
-		e.knob = k;
-		e.old_set = old_s;
-		e.new_set = new_s;
-		e.set = old_s;
-		e.set |= new_s;
-		return e;
-	}
-	// Whether ERR is allowed; latches the knob (false on a contradiction,
-	// with PROBLEM).
-	bool judge(int err, std::string &problem) const;
-	std::string str() const;
+	bool judge(int err) const { return set.has(err); }
+	std::string str() const { return set.str(); }
 };
 
 // ---- requests and answers --------------------------------------------------

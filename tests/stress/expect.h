@@ -12,11 +12,6 @@
 // bad prefix): it may then fail with the errno of any of them, except that
 // the core's checks come first (header, command, permission, policy), so
 // a class of the core decides alone.
-//
-// Behaviour that is about to change is a Knob: "either" accepts both the
-// old and the new answer but latches the first one seen, so one run can
-// never mix them; "old" / "new" insist on one (ila_stress --expect
-// NAME=old|new|either, or the STRESS_EXPECT environment variable).
 #pragma once
 
 #include <cerrno>
@@ -41,7 +36,8 @@ enum class Why : std::uint8_t {
 	BadCmd,		// unknown command; DUMP on a do-only command
 	BadFamily,	// nlmsg_type that is no family
 	DumpRunning,	// a dump request while this socket's dump is unfinished
-	Denied,		// write command without CAP_NET_ADMIN in the netns's owner userns
+	Denied,		// write command, or an entry read (GETENTRY, its dump), without
+			// CAP_NET_ADMIN in the user namespace owning the netns
 	Count,
 };
 
@@ -65,11 +61,15 @@ inline constexpr ExpectRow kExpect[] = {
 	{Why::NoSuch, {ENOENT}, "no such map, entry or hook"},
 	{Why::Exists, {EEXIST}, "exists"},
 	{Why::Full, {ENOSPC}, "full"},
+	// DELMAP only: swap, flush and destroy never wait for entry dumps (a
+	// dump walks the table it started on, which it holds)
 	{Why::InUse, {EBUSY}, "map in use by a rule or hook"},
 	{Why::BadHeader, {EINVAL}, "bad netlink or genl header"},
 	{Why::BadCmd, {EOPNOTSUPP}, "unknown command or operation"},
 	{Why::BadFamily, {ENOENT}, "no such generic netlink family"},
 	{Why::DumpRunning, {EBUSY}, "a dump is already running on the socket"},
+	// GENL_UNS_ADMIN_PERM on every write and on GETENTRY (doit and dump);
+	// GETMAP and GETHOOK stay open, as route dumps are
 	{Why::Denied, {EPERM}, "needs CAP_NET_ADMIN"},
 };
 static_assert(sizeof(kExpect) / sizeof(kExpect[0]) == std::size_t(Why::Count));
@@ -107,48 +107,5 @@ public:
 private:
 	std::uint64_t bits_[4] = {};
 };
-
-// The behaviours being changed on the kernel side (see the top).
-enum class Knob : std::uint8_t {
-	// NEWHOOK with ILA_HOOK_A_REPLACE: old = refused by the policy (EINVAL);
-	// new = replaces the hook NAME, ENOENT when there is none
-	HookReplace,
-	// GETENTRY (doit and dump) without CAP_NET_ADMIN: old = allowed (reads
-	// are open); new = EPERM
-	UnprivEntryRead,
-	// joining the "events" groups without CAP_NET_ADMIN: old = allowed;
-	// new = EPERM (GENL_MCAST_CAP_NET_ADMIN)
-	UnprivJoin,
-	// SWAP while an entry dump of one of the maps is open: old = EBUSY;
-	// new = swaps (the dump keeps walking the table it started on)
-	SwapUnderDump,
-	Count,
-};
-enum class KnobMode : std::uint8_t { Either, Old, New };
-
-const char *knob_name(Knob k);
-// "NAME=old|new|either,..." ; false with a message on a bad word
-bool set_knobs(const std::string &spec, std::string &problem);
-KnobMode knob_mode(Knob k);
-// Records that the kernel showed behaviour NEW (true) or OLD (false) for
-// K; false when that contradicts the mode or an earlier observation.
-bool knob_observe(Knob k, bool is_new);
-// What is known so far: -1 nothing, 0 old, 1 new.
-int knob_state(Knob k);
-std::string knob_summary();
-
-// Kernel bugs the run may be told to tolerate (--known-bugs NAME,... or
-// STRESS_KNOWN_BUGS), so that a run can look for others while one is being
-// fixed. Empty by default: every bug fails the run.
-enum class Bug : std::uint8_t {
-	// nf_ila (ila_hook.c) checks hook names with the kernel's isalnum(), which
-	// takes Latin-1 letters (0xc0-0xff but 0xd7, 0xf7): names outside
-	// the documented [A-Za-z0-9_.-] are accepted
-	HookNameLatin1,
-	Count,
-};
-const char *bug_name(Bug b);
-bool set_known_bugs(const std::string &spec, std::string &problem);
-bool known_bug(Bug b);
 
 } // namespace stress

@@ -24,7 +24,7 @@
 # the fixed map's addresses (--avoid), so the fixed rule's traffic is
 # counted whatever they do. STRESS_SEED=N replays a run (every generator
 # derives its threads' seeds from it), STRESS_SECS its length (default 60;
-# make stress: 600). STRESS_EXPECT / STRESS_KNOWN_BUGS: see ila_stress --help.
+# make stress: 600).
 
 load ../bats/helpers
 
@@ -168,13 +168,12 @@ setup_file() {
 			{
 				echo "== $(cat /proc/uptime) load $(cat /proc/loadavg)"
 				ps -eo pid,ppid,stat,pcpu,wchan:24,args --sort=-pcpu | cut -c1-160
-				stuck_report
 				ls "$D"
 				for f in "$D"/*.out; do echo "-- $f"; tail -n 3 "$f"; done
 			} >"$VM_RESULTS/stress-watch.tmp" 2>&1
 			mv "$VM_RESULTS/stress-watch.tmp" "$VM_RESULTS/stress-watch.txt"
 			mkdir -p "$VM_RESULTS/stress-out" && cp "$D"/*.out "$VM_RESULTS/stress-out/" 2>/dev/null
-			sleep 10
+			sleep 20
 		done) &
 	fi
 	run_bg traffic ip netns exec "$client" "$STRESS_BIN" --traffic --sir 2001:db8:0:3:: --sir 2001:db8:0:4:: \

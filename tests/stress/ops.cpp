@@ -61,9 +61,7 @@ const Pol *hook_policy()
 		p[ILA_HOOK_A_MISS_DROP] = {PT::Flag};
 		p[ILA_HOOK_A_STATS] = {PT::Reject};
 		p[ILA_HOOK_A_MISS_NOTIFY] = {PT::Flag};
-		// ILA_HOOK_A_REPLACE: not in the old kernel's policy, a flag in
-		// the new one: never spoiled (its class would depend on the knob)
-		p[ILA_HOOK_A_REPLACE] = {PT::None};
+		p[ILA_HOOK_A_REPLACE] = {PT::Flag};
 		return true;
 	}();
 	(void)init;
@@ -185,21 +183,6 @@ bool valid_name(const std::string &s)
 		      c == '.' || c == '-'))
 			return false;
 	return true;
-}
-
-bool latin1_hook_name(const std::string &s)
-{
-	if (s.empty() || s.size() > 31 || valid_name(s))
-		return false;
-	for (unsigned char c : s)
-		if (c < 0x80 ? !valid_name(std::string(1, char(c))) : (c < 0xc0 || c == 0xd7 || c == 0xf7))
-			return false;
-	return true;
-}
-
-bool valid_hook_name(const std::string &s)
-{
-	return valid_name(s) || (known_bug(Bug::HookNameLatin1) && latin1_hook_name(s));
 }
 
 bool map_cmd_writes(std::uint8_t cmd)
@@ -390,7 +373,7 @@ ErrSet static_errors(const HookOp &op)
 	case ILA_HOOK_CMD_NEWHOOK:
 		if (!op.name || !op.point || !op.src || !op.pfx_len)
 			e.add(Why::Missing);
-		if (op.name && !valid_hook_name(*op.name))
+		if (op.name && !valid_name(*op.name))
 			e.add(Why::Invalid);
 		if (op.point && op.translate && *op.translate != point_src(*op.point))
 			e.add(Why::Invalid);
@@ -470,7 +453,7 @@ Mutation mutate(Request &r, bool is_map, bool is_dump, bool malformed, bool last
 		const Pol &p = pol_of(r.attrs[i]);
 		std::size_t l;
 		if (p.t == PT::None || p.t == PT::Reject)
-			continue; // REPLACE of a hook: left alone
+			continue;
 		any.push_back(i);
 		if (fixed_len(p.t, l))
 			fixed.push_back(i);
@@ -762,7 +745,7 @@ std::string check_hook_reply(const std::vector<AttrView> &at, HookState *out, st
 {
 	HookState h;
 	std::string n;
-	if (!get_str(find_attr(at, ILA_HOOK_A_NAME), n) || !valid_hook_name(n))
+	if (!get_str(find_attr(at, ILA_HOOK_A_NAME), n) || !valid_name(n))
 		return "hook NAME missing or not of [A-Za-z0-9_.-]: \"" + n + "\"";
 	if (!get_fixed(find_attr(at, ILA_HOOK_A_POINT), h.point) || h.point >= __ILA_HOOK_POINT_MAX)
 		return "POINT missing or out of range";

@@ -67,10 +67,6 @@ struct EntryInfo {
 };
 
 bool valid_name(const std::string &s); // 1..31 of [A-Za-z0-9_.-]
-// valid_name, or (known bug hook-name-latin1) with the kernel's Latin-1 letters
-bool valid_hook_name(const std::string &s);
-// a name the kernel takes for a hook only because of hook-name-latin1
-bool latin1_hook_name(const std::string &s);
 bool map_cmd_writes(std::uint8_t cmd);
 bool hook_cmd_writes(std::uint8_t cmd);
 std::string map_label(std::uint8_t cmd, bool dump);
