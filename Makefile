@@ -98,7 +98,8 @@ help:
 	@echo '  plugins tools man   the parts of userspace'
 	@echo '  unit           GoogleTest unit tests on the host (FILTER=gtest-pattern)'
 	@echo '  check          everything: host tests, unit, VM harness self-test, package test,'
-	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ...")'
+	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ..."),'
+	@echo '                 the netlink stress suite last (STRESS_SECS=60 there; STRESS_SEED=N replays a seed)'
 	@echo '  stress         the netlink stress suite for STRESS_SECS (600) under slub_debug, per kernel'
 	@echo '                 (STRESS_SEED=N replays a seed)'
 	@echo '  fuzz           the netlink reply parser under libFuzzer + ASan/UBSan for FUZZ_SECS (clang)'
@@ -288,6 +289,7 @@ fuzz: $(FUZZ_BIN)
 
 # make stress [KERNELS=...] [STRESS_SECS=600] [STRESS_SEED=N]: tests/stress/ila_stress.bats
 # for STRESS_SECS seconds on each kernel, every slab cache under slub_debug
+# (make check runs it too, for 60 s unless STRESS_SECS is given)
 STRESS_SECS ?= 600
 stress: all $(STRESS_BIN)
 	$(Q)$(TOP)/tests/stress/run-stress --kernels "$(KERNELS)" --secs $(STRESS_SECS)

@@ -35,7 +35,7 @@ AVOID=fd00:1::/64,fd00:2::/64,fe80::/10,ff00::/8,2001:db8:0:4::/64,3333:0:0:4::/
 GATE_RE='BUG:|BUG [^ ]+ \((Not tainted|Tainted)|WARNING:|Oops|general protection|refcount_t:|waiting for .* to become free|UBSAN:|kernel BUG at'
 
 # replay hint for failure messages
-seed_hint() { echo "replay: STRESS_SEED=$STRESS_SEED STRESS_SECS=$STRESS_SECS make stress"; }
+seed_hint() { echo "replay: STRESS_SEED=$STRESS_SEED STRESS_SECS=$STRESS_SECS make check SUITE=ila_stress (or make stress)"; }
 
 # run_bg NAME CMD... : run the command CMD in the background, output in
 # $D/NAME.out, exit status in $D/NAME.rc; one that hangs is killed
@@ -120,7 +120,7 @@ setup_file() {
 	export STRESS_SEED=${STRESS_SEED:-$(($(od -An -N4 -tu4 /dev/urandom) % 1000000000))}
 	export STRESS_SECS=${STRESS_SECS:-60}
 	export STRESS_BIN=$PROJECT_ROOT/build/tests/ila_stress
-	[ -x "$STRESS_BIN" ] || { echo "$STRESS_BIN not built (make stress builds it)"; return 1; }
+	[ -x "$STRESS_BIN" ] || { echo "$STRESS_BIN not built (make check and make stress build it)"; return 1; }
 	echo "# ila_stress: seed $STRESS_SEED, $STRESS_SECS s ($(seed_hint))" >&3
 	D=$(mktemp -d /tmp/ila_stress.XXXXXX)
 	export D
