@@ -1161,6 +1161,10 @@ bool Model::do_one(Conn &c, bool malformed)
 			apply(mop, p->err);
 		else
 			apply(hop, p->err);
+		// the answers the model predicted exactly (a miss failed above)
+		if (!is_map && hop.cmd == ILA_HOOK_CMD_NEWHOOK && p->err >= 0)
+			g_report.count(std::string("model's NEWHOOK") + (hop.replace ? " REPLACE" : "") + " (exact)",
+				       p->err);
 	}
 	return true;
 }
