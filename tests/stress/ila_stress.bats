@@ -175,6 +175,7 @@ setup_file() {
 			mkdir -p "$VM_RESULTS/stress-out" && cp "$D"/*.out "$VM_RESULTS/stress-out/" 2>/dev/null
 			sleep 20
 		done) &
+		echo $! >"$D/watch.pid"
 	fi
 	run_bg traffic ip netns exec "$client" "$STRESS_BIN" --traffic --sir 2001:db8:0:3:: --sir 2001:db8:0:4:: \
 		--server fd00:2::2 --src fd00:1::2 --secs "$STRESS_SECS"
@@ -199,12 +200,14 @@ setup_file() {
 	done
 	touch "$D/stop"
 	echo "# T $SECONDS generators done" >&3
+	# the rule toggling ends its round; the live view need not
+	[ ! -e "$D/watch.pid" ] || kill "$(cat "$D/watch.pid")" 2>/dev/null || true
 	wait
 	for i in router client spare; do
 		in_ns "${!i}" bash -c "$(declare -f snapshot); snapshot $D/$i"
 	done
 	echo "# T $SECONDS snapshots" >&3
-	for i in router client spare nobody userns traffic; do echo "# $i: $(sed -n 's/.*\] T \(.*\)/\1/p' $D/$i.out | xargs)"; done >&3
+	for i in router client spare nobody userns traffic; do echo "# $i: $(sed -n 's/.*\]: T \(.*\)/\1/p' "$D/$i.out" | xargs)"; done >&3
 }
 
 teardown_file() {
