@@ -299,6 +299,10 @@ Socket::Socket(bool ext_ack, bool cap_ack) : cap_ack_(cap_ack)
 		throw std::system_error(e, std::generic_category(), "netlink socket setup");
 	}
 	portid_ = sa.nl_pid;
+	// room for the answers of a batch (best effort: the kernel clamps it
+	// to net.core.rmem_max, doubled)
+	int rcvbuf = 1 << 20;
+	setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 }
 
 Socket::~Socket()
