@@ -247,7 +247,10 @@ count() {
 	ok_run router
 	ok_run client
 	ok_run spare
-	grep -q 'kernel state equals the model' "$D/router.out"
+	grep -h -E 'kernel state equals the model|model.s NEWHOOK' "$D/router.out" "$D/client.out" "$D/spare.out" | sed 's/^/# /' >&3
+	for n in router client spare; do
+		grep -q 'kernel state equals the model' "$D/$n.out"
+	done
 	# the run did exercise the kernel: successes and refusals of every kind
 	[ "$(count router 'ILA_MAP NEWENTRY' ok)" -gt 100 ]
 	[ "$(count router 'ILA_HOOK NEWHOOK' ok)" -gt 0 ]
