@@ -207,6 +207,10 @@ setup_file() {
 		in_ns "${!i}" bash -c "$(declare -f snapshot); snapshot $D/$i"
 	done
 	echo "# T $SECONDS snapshots" >&3
+	# the generators' full output next to the TAP (make check / make stress)
+	if [ -n "${VM_RESULTS:-}" ]; then
+		mkdir -p "$VM_RESULTS/stress-out" && cp "$D"/*.out "$VM_RESULTS/stress-out/" 2>/dev/null || true
+	fi
 	for i in router client spare nobody userns traffic; do echo "# $i: $(sed -n 's/.*\]: T \(.*\)/\1/p' "$D/$i.out" | xargs)"; done >&3
 }
 
