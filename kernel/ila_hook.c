@@ -351,8 +351,9 @@ static int ila_hook_tbl_add(struct ila_hook_tbl *t, struct ila_hook *h,
 		if (o->pfx_len == h->pfx_len && !memcmp(o->src_pfx, h->src_pfx, 8)) {
 			NFILR_ERR_MSG_FMT(ext,
 					  "another hook translates this prefix at this point and priority",
-					  "this point and priority already translate %pI6c/%u (hook %s)",
-					  o->src_pfx, o->pfx_len, o->name);
+					  /* fits the extack's 80 bytes with any name */
+					  "prefix already translated here by hook %s",
+					  o->name);
 			return -EEXIST;
 		}
 	}

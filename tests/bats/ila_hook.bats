@@ -296,7 +296,17 @@ hook_flush() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"File exists"* ]]
-	[[ $output == *"this point and priority"* ]]
+	# 6.1: the plain message; 6.2+: the hook's name, whole even at 31
+	# characters (the extack holds 80 bytes; a longer one is cut and logged)
+	[[ $output == *"at this point and priority"* || $output == *"prefix already translated here by hook sir"* ]]
+	local long=L123456789012345678901234567890
+	hctl "$router" hook add $long prerouting src-pfx 2001:db8:99::/64 dst-pfx 3333:0:0:99::/64
+	run hctl "$router" hook add dup prerouting src-pfx 2001:db8:99::/64 dst-pfx 3333:0:0:98::/64
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"at this point and priority"* || $output == *"prefix already translated here by hook $long"* ]]
+	[ -z "$(dmesg | grep 'truncated extack' || true)" ]
+	hctl "$router" hook del $long
 	# ... and at another priority it is another netfilter hook
 	hctl "$router" hook add dup prerouting src-pfx "$ILA_SIR_PFX" dst-pfx 3333:0:0:2::/64 priority -240
 	hctl "$router" hook del dup

@@ -21,8 +21,9 @@
  *
  * Headers are checked strictly: genlmsghdr.reserved must be 0 and
  * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_DUMP.
- * Write commands need CAP_NET_ADMIN in the user namespace owning the netns;
- * read commands are open, as route dumps are. Dumps may be marked
+ * Write commands and entry reads (GETENTRY, its dumps) need CAP_NET_ADMIN in
+ * the user namespace owning the netns; the map list and counters are open,
+ * as route dumps are. Dumps may be marked
  * NLM_F_DUMP_INTR when the table was resized under them; repeat them then.
  */
 #ifndef _UAPI_LINUX_ILA_MAP_H
