@@ -110,7 +110,10 @@
  * visits and 2,300 checks a second (some 4 million instructions) whatever
  * the table's size: a table of 1,000,000 idle connections takes 7 minutes a
  * pass. While inserts are refused for lack of room (never more entries than
- * connections) the slices run one jiffy apart with four times the checks.
+ * connections), and after a slice in which most checked entries were dead
+ * (conntrack -F, a mass timeout: reclaiming is then work that frees memory,
+ * once per connection), the slices run one jiffy apart with four times the
+ * checks.
  */
 #define RTC_GC_INTERVAL		HZ
 #define RTC_GC_SLICE		(HZ / 32 ?: 1)
@@ -202,6 +205,7 @@ struct rtc_net {
 	struct rhashtable_iter gc_iter;
 	unsigned long gc_pass_start;
 	unsigned long gc_kicked;	/* bit 0: a slice is pulled in */
+	bool gc_dead;			/* the last slice found mostly dead ones */
 	struct ctl_table_header *sysctl_hdr;
 	struct ctl_table *sysctl_table;
 	struct net *net;
@@ -951,7 +955,8 @@ static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
  * at most @max_checks entries. Returns true when the pass reached the end
  * of the table.
  */
-static bool rtc_gc_slice(struct rtc_net *rn, unsigned int max_checks)
+static bool rtc_gc_slice(struct rtc_net *rn, unsigned int max_checks,
+			 bool *mostly_dead)
 {
 	unsigned int visits = 0, checks = 0;
 	unsigned int flushed = 0, reclaimed = 0, stale = 0;
@@ -989,6 +994,7 @@ static bool rtc_gc_slice(struct rtc_net *rn, unsigned int max_checks)
 	RTC_STAT_ADD(rn, flushes, flushed);
 	RTC_STAT_ADD(rn, reclaimed, reclaimed);
 	RTC_STAT_ADD(rn, stale, stale);
+	*mostly_dead = checks >= RTC_GC_CHECKS / 2 && reclaimed * 2 > checks;
 	return !e;
 }
 
@@ -997,12 +1003,13 @@ static void rtc_gc_work(struct work_struct *work)
 	struct rtc_net *rn = container_of(to_delayed_work(work),
 					  struct rtc_net, gc_work);
 	unsigned long delay = RTC_GC_SLICE;
-	bool kicked;
+	bool kicked, dead;
 
 	if (READ_ONCE(rn->dead))
 		return;
-	kicked = test_and_clear_bit(0, &rn->gc_kicked);
-	if (rtc_gc_slice(rn, kicked ? RTC_GC_CHECKS_KICKED : RTC_GC_CHECKS)) {
+	kicked = test_and_clear_bit(0, &rn->gc_kicked) || rn->gc_dead;
+	if (rtc_gc_slice(rn, kicked ? RTC_GC_CHECKS_KICKED : RTC_GC_CHECKS,
+			 &dead)) {
 		/* the pass is over; the next starts from the table's start */
 		rhashtable_walk_exit(&rn->gc_iter);
 		rhashtable_walk_enter(&rn->ht, &rn->gc_iter);
@@ -1011,6 +1018,9 @@ static void rtc_gc_work(struct work_struct *work)
 			delay = RTC_GC_SLICE;
 		rn->gc_pass_start = jiffies + delay;
 	}
+	rn->gc_dead = dead;
+	if (dead)
+		delay = 1;
 	if (!atomic_read(&rn->count) || READ_ONCE(rn->dead))
 		return;
 	/* a kick that came during the slice keeps its one-jiffy delay */
@@ -1268,6 +1278,7 @@ static int __net_init rtc_net_init(struct net *net)
 	rhashtable_walk_enter(&rn->ht, &rn->gc_iter);
 	rn->gc_pass_start = jiffies;
 	rn->gc_kicked = 0;
+	rn->gc_dead = false;
 	err = rtc_sysctl_init(rn);
 	if (err)
 		goto err_ht;
