@@ -188,21 +188,30 @@ END {
 	if (slows != "") print "Rounds more than 0.5% slower than their row's fastest: " slows ".  "
 	if (anybad) print "(!) some packets did not reach the receiver's UDP intact (wrong address or checksum)."
 	if (anyfail) print "(*) the configuration failed to set up in some rounds; median of the others."
-	# bytes_per_conn (bench/rtcache.sh scale rows): kernel memory per
-	# connection, median of the rounds
+	# bench/rtcache.sh scale rows: kernel memory per connection, and what
+	# removing the connections costs (median of the rounds)
+	kvline("bytes_per_conn", " B", "Kernel memory per connection (growth of Slab + VmallocUsed + Percpu over the warm-up, slab caches shrunk before each reading, / connections; median of the rounds)")
+	kvline("flush_ns_per_entry", " guest-ns", "rtcache flush walk (sysctl nf_conntrack_rtcache_flush=1, the walk of a link going down, synchronous under RTNL), per entry")
+	kvline("ctflush_ms", " guest-ms", "conntrack -F of all the row's connections")
+	kvline("reclaim_per_s", " entries/guest-s", "rtcache reclaim after conntrack -F, no traffic (the bounded background rate)")
+	for (i = 1; i <= nnotes; i++) print notes[i] "  "
+}
+
+# kvline KEY UNIT TITLE : one line "TITLE: row: IPv4 v UNIT, IPv6 v UNIT; ..."
+# from the rows' KEY=value records
+function kvline(key, unit, title,    line, r, c, cell, i, kk) {
 	line = ""
 	for (r = 1; r <= nrows; r++) {
 		c = rows[r]
 		cell = ""
 		for (i = 1; i <= nfam; i++) {
-			kk = fams[i] SUBSEP c SUBSEP "bytes_per_conn"
+			kk = fams[i] SUBSEP c SUBSEP key
 			if (kk in kv)
-				cell = cell (cell == "" ? "" : ", ") famname(fams[i]) " " grp(median(kv[kk])) " B"
+				cell = cell (cell == "" ? "" : ", ") famname(fams[i]) " " grp(median(kv[kk])) unit
 		}
 		if (cell != "")
 			line = line (line == "" ? "" : "; ") label[c] ": " cell
 	}
 	if (line != "")
-		print "Kernel memory per connection (growth of Slab + VmallocUsed + Percpu over the warm-up, slab caches shrunk before each reading, / connections; median of the rounds): " line ".  "
-	for (i = 1; i <= nnotes; i++) print notes[i] "  "
+		print title ": " line ".  "
 }

@@ -31,6 +31,10 @@
 #          pair every packet), warmed up with two packets per connection so
 #          conntrack and the cache hold them all before the measurement;
 #          also the kernel memory they take per connection
+#   b_1m, c_1m   the same with 1,001,000 connections (1000 x 1001; only
+#          when BENCH_RTC_CONFIGS names them: the warm-ups take long);
+#          conntrack's hash gets 1,048,576 buckets for them, as an operator
+#          sizes it for a million flows
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -163,6 +167,8 @@ SPORTS_b_10k=100 DPORTS_b_10k=101 WARMUP_b_10k=20200
 SPORTS_c_10k=100 DPORTS_c_10k=101 WARMUP_c_10k=20200
 SPORTS_b_100k=316 DPORTS_b_100k=317 WARMUP_b_100k=200344
 SPORTS_c_100k=316 DPORTS_c_100k=317 WARMUP_c_100k=200344
+SPORTS_b_1m=1000 DPORTS_b_1m=1001 WARMUP_b_1m=2002000
+SPORTS_c_1m=1000 DPORTS_c_1m=1001 WARMUP_c_1m=2002000
 conns() { local a=SPORTS_$1 b=DPORTS_$1; echo $((${!a} * ${!b})); }
 
 # kmem_kb : kernel memory in kB that connections take: Slab + VmallocUsed
@@ -180,17 +186,63 @@ kmem_kb() {
 # rows: guest time jumps ahead while the guest waits for the host (9p
 # reads of every command run; icount with sleep=off), and the entries of
 # a warm-up expired before the measurement (seen: 10,100 of 10,100 gone).
+# scale_on N : room for N connections
 scale_on() {
+	local max=262144 hs=/sys/module/nf_conntrack/parameters/hashsize
 	[ -s /tmp/bench-ctmax ] || sysctl -n net.netfilter.nf_conntrack_max >/tmp/bench-ctmax || return 1
 	[ -s /tmp/bench-udpto ] || in_rtr sysctl -n net.netfilter.nf_conntrack_udp_timeout >/tmp/bench-udpto || return 1
-	sysctl -qw net.netfilter.nf_conntrack_max=262144 || return 1
+	[ -s /tmp/bench-hashsize ] || cat $hs >/tmp/bench-hashsize || return 1
+	if [ "$1" -gt $max ]; then
+		max=$(($1 + $1 / 8))
+		echo 1048576 >$hs || return 1
+	fi
+	sysctl -qw net.netfilter.nf_conntrack_max=$max || return 1
 	in_rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout=3600 || return 1
 	in_rtr conntrack -F 2>/dev/null
 	kmem_kb >/tmp/bench-kmem0
 }
+# rtc_entries : entries in the router's rtcache table (0 without the module)
+rtc_entries() {
+	in_rtr bash -c '{ read -r _; read -r e _; } </proc/net/stat/nf_conntrack_rtcache 2>/dev/null; echo $((16#${e:-0}))'
+}
+# scale_teardown ROW : with the rows' connections still in place, what
+# removing them costs (c rows). Odd rounds: the flush sysctl's walk, which
+# is the walk a link going down makes (synchronous, under RTNL), in guest
+# nanoseconds per entry. Even rounds: conntrack -F, then the time the
+# reclaim worker takes to empty the table without traffic (no refused
+# insert brings it forward), in entries per guest second. Guest time
+# advances with the instructions run (icount), so both count work done.
+scale_teardown() {
+	local n t r f=/tmp/bench-teardown-$1-$FAM
+	n=$(rtc_entries)
+	[ "$n" -gt 0 ] || return 0
+	r=$(($(cat "$f" 2>/dev/null || echo 0) + 1))
+	echo $r >"$f"
+	if ((r % 2)); then
+		t=$(in_rtr bash -c 't0=${EPOCHREALTIME/./}; echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache_flush; echo $((${EPOCHREALTIME/./} - t0))')
+		log "IPv$FAM $1: flush walk over $n entries: $t guest-us"
+		csv "rtcache,$FAM,$1,,flush_ns_per_entry=$((t * 1000 / n))"
+		return 0
+	fi
+	t=$(in_rtr bash -c 't0=${EPOCHREALTIME/./}; conntrack -F 2>/dev/null; echo $((${EPOCHREALTIME/./} - t0))')
+	log "IPv$FAM $1: conntrack -F of $n connections: $t guest-us"
+	csv "rtcache,$FAM,$1,,ctflush_ms=$((t / 1000))"
+	# (read -t on a pipe this shell also holds open: a sleep without exec)
+	t=$(in_rtr bash -c 'exec 3<> <(:); t0=${EPOCHREALTIME/./}
+		for ((i = 0; i < 6000; i++)); do
+			{ read -r _; read -r e _; } </proc/net/stat/nf_conntrack_rtcache
+			[ $((16#$e)) -eq 0 ] && break
+			read -rt 0.1 -u 3 || :
+		done
+		echo $((${EPOCHREALTIME/./} - t0)) $((16#$e))')
+	log "IPv$FAM $1: reclaim after conntrack -F: ${t% *} guest-us, ${t#* } entries left"
+	[ "${t#* }" -eq 0 ] && csv "rtcache,$FAM,$1,,reclaim_per_s=$((n * 1000000 / ${t% *}))"
+}
 scale_off() {
+	scale_teardown "$1"
 	in_rtr conntrack -F 2>/dev/null
 	sysctl -qw net.netfilter.nf_conntrack_max="$(cat /tmp/bench-ctmax)"
+	cat /tmp/bench-hashsize >/sys/module/nf_conntrack/parameters/hashsize
 	in_rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout="$(cat /tmp/bench-udpto)"
 }
 # scale_warm CONFIG ROUND : after the warm-up, the memory the connections
@@ -218,10 +270,10 @@ scale_warm() {
 # cfg_{b,c}_{10k,100k}_{on,warm,off} (and _check for c): (b) or (c) with
 # the flows of SPORTS_/DPORTS_
 for _row in b c; do
-	for _n in 10k 100k; do
-		eval "cfg_${_row}_${_n}_on() { cfg_${_row}_on && scale_on; }
+	for _n in 10k 100k 1m; do
+		eval "cfg_${_row}_${_n}_on() { cfg_${_row}_on && scale_on $(conns ${_row}_${_n}); }
 		      cfg_${_row}_${_n}_warm() { scale_warm ${_row}_${_n} \"\$1\"; }
-		      cfg_${_row}_${_n}_off() { scale_off; cfg_${_row}_off; }"
+		      cfg_${_row}_${_n}_off() { scale_off ${_row}_${_n}; cfg_${_row}_off; }"
 		[ $_row = b ] || eval "cfg_${_row}_${_n}_check() { rtc_check; }"
 	done
 done
@@ -298,6 +350,8 @@ label b_10k "(b) with 10,100 connections"
 label c_10k "(c) with 10,100 connections"
 label b_100k "(b) with 100,172 connections"
 label c_100k "(c) with 100,172 connections"
+label b_1m "(b) with 1,001,000 connections"
+label c_1m "(c) with 1,001,000 connections"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -315,6 +369,11 @@ for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
 	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k)
+	# a million connections: only when asked for by name
+	if [ -n "${BENCH_RTC_CONFIGS:-}" ]; then
+		# shellcheck disable=SC2046
+		run_configs rtcache "$FAM" $dst $(want b_1m c_1m)
+	fi
 	big=$(want b_big c_big)
 	[ -n "$big" ] || continue
 	load_routes

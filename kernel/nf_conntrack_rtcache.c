@@ -34,13 +34,16 @@
  *    that the route is of the packet's family; recording and reclaim compare
  *    the stored tuples. No reference on the conntrack is held: connections
  *    are never delayed or killed by this module (rmmod leaves them alone).
- *  - entries are immutable once published; changing a direction replaces the
+ *  - entries are immutable once published (but for the time of the last
+ *    hit, a hint for reclaim); changing a direction replaces the
  *    entry (rhashtable_replace_fast), whoever unlinks an entry frees it after
  *    an RCU grace period, releasing the dst references it holds.
- *  - a per-netns worker reclaims, once per second while the table is not
- *    empty, entries whose connection died (conntrack -F, timeouts) or whose
- *    routes went stale, without waiting for traffic. Inserts are refused while
- *    the table holds as many entries as there are live conntracks.
+ *  - a per-netns worker reclaims entries whose connection died (conntrack
+ *    -F, timeouts) or whose routes went stale, without waiting for traffic:
+ *    passes over the table in slices of bounded cost (see RTC_GC_SLICE), a
+ *    pass at most once per second. Inserts are refused while the table holds
+ *    as many entries as there are live conntracks, and bring the next slice
+ *    in.
  *  - each entry holds a reference on its dsts; they are dropped on replace,
  *    reclaim, flush (sysctl), sysctl off, NETDEV_DOWN/UNREGISTER of the output
  *    or input device, netns exit and rmmod.
@@ -94,8 +97,30 @@
 #include "compat.h"
 #include "nf_conntrack_rtcache.h"
 
-#define RTC_GC_INTERVAL		HZ
 #define RTC_WALK_BATCH		256
+/*
+ * Reclaim runs in slices of bounded cost. An entry that served a packet
+ * within RTC_USED_RECENTLY is alive (that packet's conntrack was the
+ * entry's) and its routes are checked on every hit: visiting it costs a few
+ * dozen instructions. Any other entry is checked: its connection looked up
+ * by tuple (about 850 instructions) and its routes validated. A slice visits
+ * at most RTC_GC_VISITS entries and checks at most RTC_GC_CHECKS; slices
+ * follow each other RTC_GC_SLICE apart, and a pass over the table starts at
+ * most once per RTC_GC_INTERVAL. At HZ=250 that is at most about 36,000
+ * visits and 2,300 checks a second (some 4 million instructions) whatever
+ * the table's size: a table of 1,000,000 idle connections takes 7 minutes a
+ * pass. While inserts are refused for lack of room (never more entries than
+ * connections), and after a slice in which most checked entries were dead
+ * (conntrack -F, a mass timeout: reclaiming is then work that frees memory,
+ * once per connection), the slices run one jiffy apart with four times the
+ * checks.
+ */
+#define RTC_GC_INTERVAL		HZ
+#define RTC_GC_SLICE		(HZ / 32 ?: 1)
+#define RTC_GC_VISITS		1024
+#define RTC_GC_CHECKS		64
+#define RTC_GC_CHECKS_KICKED	(4 * RTC_GC_CHECKS)
+#define RTC_USED_RECENTLY	(2 * HZ)
 /*
  * A direction whose routing inputs change (a sender that varies the flow
  * label or DSCP per packet) is recorded again at most RTC_CHURN_BURST times
@@ -143,6 +168,7 @@ struct rtc_entry {
 	struct rtc_dir dir[IP_CT_DIR_MAX];
 	struct nf_conntrack_tuple tuple[IP_CT_DIR_MAX];
 	struct nf_conntrack_zone zone;	/* with tuple[0]: finds the conntrack */
+	u32 used;			/* jiffies of a recent hit (reclaim) */
 	struct rcu_head rcu;
 };
 
@@ -175,6 +201,11 @@ struct rtc_net {
 	bool dead;			/* netns going away: no more lookups */
 	struct rtc_stat __percpu *stat;
 	struct delayed_work gc_work;
+	/* reclaim: where the pass is (worker only), when it began */
+	struct rhashtable_iter gc_iter;
+	unsigned long gc_pass_start;
+	unsigned long gc_kicked;	/* bit 0: a slice is pulled in */
+	bool gc_dead;			/* the last slice found mostly dead ones */
 	struct ctl_table_header *sysctl_hdr;
 	struct ctl_table *sysctl_table;
 	struct net *net;
@@ -454,14 +485,16 @@ rtc_skb_ct(const struct sk_buff *skb, enum ip_conntrack_dir *dir)
 static __always_inline struct dst_entry *
 rtc_lookup(struct rtc_net *rn, const struct sk_buff *skb,
 	   const struct nf_conn *ct, enum ip_conntrack_dir dir,
-	   const struct net_device *in, u8 pf, const struct rtc_dir **dp)
+	   const struct net_device *in, u8 pf, struct rtc_entry **ep,
+	   const struct rtc_dir **dp)
 {
-	const struct rtc_entry *e;
+	struct rtc_entry *e;
 	const struct rtc_dir *d;
 	struct dst_entry *dst;
 
 	*dp = NULL;
 	e = rhashtable_lookup(&rn->ht, &ct, rtc_params);
+	*ep = e;
 	if (!e)
 		return NULL;
 	/*
@@ -538,6 +571,17 @@ static bool rtc_churn_ok(const struct rtc_dir *old, struct rtc_dir *fresh)
 	return true;
 }
 
+/*
+ * Inserts are refused for lack of room: bring the next reclaim slice in to
+ * the next jiffy. The bit keeps a flood of refused inserts to one timer
+ * change; the worker clears it.
+ */
+static void rtc_gc_kick(struct rtc_net *rn)
+{
+	if (!test_and_set_bit(0, &rn->gc_kicked))
+		mod_delayed_work(system_power_efficient_wq, &rn->gc_work, 1);
+}
+
 /* An entry, charged to the memory cgroup of the netns's creator. */
 static struct rtc_entry *rtc_entry_alloc(const struct rtc_net *rn)
 {
@@ -572,7 +616,7 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	if (!e && atomic_read(&rn->count) >= nf_conntrack_count(rn->net)) {
 		/* never more entries than live connections: reclaim first */
 		RTC_STAT_INC(rn, insert_failed);
-		queue_delayed_work(system_power_efficient_wq, &rn->gc_work, 0);
+		rtc_gc_kick(rn);
 		return;
 	}
 	if (!dst_hold_safe(fresh->dst))
@@ -587,6 +631,7 @@ static void rtc_store(struct rtc_net *rn, const struct nf_conn *ct,
 	n->tuple[IP_CT_DIR_ORIGINAL] = ct->tuplehash[IP_CT_DIR_ORIGINAL].tuple;
 	n->tuple[IP_CT_DIR_REPLY] = ct->tuplehash[IP_CT_DIR_REPLY].tuple;
 	n->zone = *nf_ct_zone(ct);
+	n->used = fresh->stamp;
 	n->dir[dir] = *fresh;
 	if (owned && e->dir[!dir].dst) {
 		/* e is only freed after a grace period: its refs are alive */
@@ -696,7 +741,9 @@ rtc_prerouting(struct rtc_net *rn, struct sk_buff *skb,
 	const struct rtc_dir *d;
 	enum ip_conntrack_dir dir;
 	struct dst_entry *dst;
+	struct rtc_entry *e;
 	struct nf_conn *ct;
+	u32 now;
 
 	if (skb_dst(skb))
 		return NF_ACCEPT;
@@ -704,7 +751,7 @@ rtc_prerouting(struct rtc_net *rn, struct sk_buff *skb,
 	if (!ct || !rtc_skb_ok(skb, in, pf) || !READ_ONCE(rn->enabled))
 		return NF_ACCEPT;
 
-	dst = rtc_lookup(rn, skb, ct, dir, in, pf, &d);
+	dst = rtc_lookup(rn, skb, ct, dir, in, pf, &e, &d);
 	if (unlikely(!dst)) {
 		rtc_miss(rn, skb, ct, dir, d, state);
 		return NF_ACCEPT;
@@ -721,6 +768,10 @@ rtc_prerouting(struct rtc_net *rn, struct sk_buff *skb,
 	/* See the comment at the top: the dst outlives the RCU section. */
 	skb_dst_set_noref(skb, dst);
 	RTC_STAT_INC(rn, hits);
+	/* alive: reclaim skips the lookup (written a few times a second) */
+	now = (u32)jiffies;
+	if (unlikely(now - READ_ONCE(e->used) >= RTC_USED_RECENTLY / 4))
+		WRITE_ONCE(e->used, now);
 	return NF_ACCEPT;
 }
 
@@ -742,6 +793,7 @@ bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 	struct rtc_net *rn = rtc_pernet(net);
 	const struct rtc_dir *d;
 	enum ip_conntrack_dir dir;
+	struct rtc_entry *e;
 	struct nf_conn *ct;
 
 	if (pf != NFPROTO_IPV4 && pf != NFPROTO_IPV6)
@@ -752,9 +804,10 @@ bool nf_conntrack_rtcache_cached(struct net *net, const struct sk_buff *skb,
 	if (READ_ONCE(rn->dead) || !READ_ONCE(rn->enabled))
 		return false;
 	if (pf == NFPROTO_IPV4)
-		return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV4, &d) &&
+		return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV4, &e, &d) &&
 		       d->attach;
-	return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV6, &d) && d->attach;
+	return rtc_lookup(rn, skb, ct, dir, in, NFPROTO_IPV6, &e, &d) &&
+	       d->attach;
 }
 EXPORT_SYMBOL_GPL(nf_conntrack_rtcache_cached);
 
@@ -776,7 +829,7 @@ static const struct nf_hook_ops rtc_hook_ops[] = {
 
 /* ---- table walks: flush, netdev events, reclaim ------------------------------ */
 
-enum rtc_walk_mode { RTC_WALK_FLUSH, RTC_WALK_DEV, RTC_WALK_GC };
+enum rtc_walk_mode { RTC_WALK_FLUSH, RTC_WALK_DEV };
 
 static bool rtc_entry_uses_dev(const struct rtc_entry *e,
 			       const struct net_device *dev)
@@ -862,7 +915,7 @@ static bool rtc_entry_stale(const struct rtc_net *rn, const struct rtc_entry *e)
 static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
 		     const struct net_device *dev)
 {
-	unsigned int seen = 0, flushed = 0, reclaimed = 0, stale = 0;
+	unsigned int seen = 0, flushed = 0;
 	struct rhashtable_iter iter;
 	struct rtc_entry *e;
 
@@ -882,14 +935,6 @@ static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
 			if (rtc_entry_uses_dev(e, dev) || rtc_entry_stale(rn, e))
 				flushed += rtc_unlink(rn, e);
 			break;
-		case RTC_WALK_GC:
-			if (!READ_ONCE(rn->enabled))
-				flushed += rtc_unlink(rn, e);
-			else if (rtc_entry_dead(rn, e))
-				reclaimed += rtc_unlink(rn, e);
-			else if (rtc_entry_stale(rn, e))
-				stale += rtc_unlink(rn, e);
-			break;
 		}
 		if (++seen % RTC_WALK_BATCH == 0) {
 			rhashtable_walk_stop(&iter);
@@ -901,21 +946,87 @@ static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
 	rhashtable_walk_exit(&iter);
 
 	RTC_STAT_ADD(rn, flushes, flushed);
+}
+
+/*
+ * One slice of the reclaim pass: continue the walk where the last slice
+ * stopped, unlink entries of connections that are gone and entries whose
+ * routes went stale (everything while the cache is switched off), checking
+ * at most @max_checks entries. Returns true when the pass reached the end
+ * of the table.
+ */
+static bool rtc_gc_slice(struct rtc_net *rn, unsigned int max_checks,
+			 bool *mostly_dead)
+{
+	unsigned int visits = 0, checks = 0;
+	unsigned int flushed = 0, reclaimed = 0, stale = 0;
+	struct rhashtable_iter *iter = &rn->gc_iter;
+	bool enabled = READ_ONCE(rn->enabled);
+	u32 now = (u32)jiffies;
+	struct rtc_entry *e;
+
+	rhashtable_walk_start(iter);
+	while (visits < RTC_GC_VISITS && checks < max_checks) {
+		e = rhashtable_walk_next(iter);
+		if (!e)
+			break;
+		if (IS_ERR(e)) {	/* -EAGAIN: resized, the walk restarts */
+			if (PTR_ERR(e) == -EAGAIN)
+				continue;
+			e = NULL;
+			break;
+		}
+		visits++;
+		if (!enabled) {
+			flushed += rtc_unlink(rn, e);
+			continue;
+		}
+		if (now - READ_ONCE(e->used) < RTC_USED_RECENTLY)
+			continue;
+		checks++;
+		if (rtc_entry_dead(rn, e))
+			reclaimed += rtc_unlink(rn, e);
+		else if (rtc_entry_stale(rn, e))
+			stale += rtc_unlink(rn, e);
+	}
+	rhashtable_walk_stop(iter);
+
+	RTC_STAT_ADD(rn, flushes, flushed);
 	RTC_STAT_ADD(rn, reclaimed, reclaimed);
 	RTC_STAT_ADD(rn, stale, stale);
+	*mostly_dead = checks >= RTC_GC_CHECKS / 2 && reclaimed * 2 > checks;
+	return !e;
 }
 
 static void rtc_gc_work(struct work_struct *work)
 {
 	struct rtc_net *rn = container_of(to_delayed_work(work),
 					  struct rtc_net, gc_work);
+	unsigned long delay = RTC_GC_SLICE;
+	bool kicked, dead;
 
 	if (READ_ONCE(rn->dead))
 		return;
-	rtc_walk(rn, RTC_WALK_GC, NULL);
-	if (atomic_read(&rn->count) && !READ_ONCE(rn->dead))
+	kicked = test_and_clear_bit(0, &rn->gc_kicked) || rn->gc_dead;
+	if (rtc_gc_slice(rn, kicked ? RTC_GC_CHECKS_KICKED : RTC_GC_CHECKS,
+			 &dead)) {
+		/* the pass is over; the next starts from the table's start */
+		rhashtable_walk_exit(&rn->gc_iter);
+		rhashtable_walk_enter(&rn->ht, &rn->gc_iter);
+		delay = rn->gc_pass_start + RTC_GC_INTERVAL - jiffies;
+		if ((long)delay < RTC_GC_SLICE)
+			delay = RTC_GC_SLICE;
+		rn->gc_pass_start = jiffies + delay;
+	}
+	rn->gc_dead = dead;
+	if (dead)
+		delay = 1;
+	if (!atomic_read(&rn->count) || READ_ONCE(rn->dead))
+		return;
+	/* a kick that came during the slice keeps its one-jiffy delay */
+	if (!test_bit(0, &rn->gc_kicked))
 		queue_delayed_work(system_power_efficient_wq, &rn->gc_work,
-				   RTC_GC_INTERVAL);
+				   delay);
 }
 
 static int rtc_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -1164,6 +1275,10 @@ static int __net_init rtc_net_init(struct net *net)
 	err = rhashtable_init(&rn->ht, &rtc_params);
 	if (err)
 		goto err_stat;
+	rhashtable_walk_enter(&rn->ht, &rn->gc_iter);
+	rn->gc_pass_start = jiffies;
+	rn->gc_kicked = 0;
+	rn->gc_dead = false;
 	err = rtc_sysctl_init(rn);
 	if (err)
 		goto err_ht;
@@ -1187,6 +1302,7 @@ err_proc:
 err_sysctl:
 	rtc_sysctl_exit(rn);
 err_ht:
+	rhashtable_walk_exit(&rn->gc_iter);
 	rhashtable_destroy(&rn->ht);
 err_stat:
 	free_percpu(rn->stat);
@@ -1218,6 +1334,7 @@ static void __net_exit rtc_net_exit(struct net *net)
 	remove_proc_entry("nf_conntrack_rtcache", net->proc_net_stat);
 	rtc_sysctl_exit(rn);
 	cancel_delayed_work_sync(&rn->gc_work);
+	rhashtable_walk_exit(&rn->gc_iter);
 	rtnl_lock();
 	rhashtable_free_and_destroy(&rn->ht, rtc_destroy_entry, NULL);
 	atomic_set(&rn->count, 0);
