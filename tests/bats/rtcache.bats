@@ -787,19 +787,38 @@ fib_nh() {
 		sport "$1" dport 5000 | sed -n 's/.* via \([^ ]*\) .*/\1/p'
 }
 
+# ecmp_ports FIRST NA NB : NA source ports from FIRST up that the FIB sends
+# on path A (10.0.2.2) and NB that it sends on path B, A's first (one `ip
+# route get` batch for 64 ports): the hash seed is random per boot, so
+# ports picked blindly may all take one path.
+ecmp_ports() {
+	local first=$1 na=$2 nb=$3 p a=() b=()
+	while read -r p nh; do
+		case $nh in
+		10.0.2.2) [ ${#a[@]} -ge "$na" ] || a+=("$p") ;;
+		10.0.4.2) [ ${#b[@]} -ge "$nb" ] || b+=("$p") ;;
+		*) echo "port $p: next hop '$nh'" >&2; return 1 ;;
+		esac
+	done < <(paste -d' ' <(seq "$first" $((first + 63))) <(
+		for ((p = first; p < first + 64; p++)); do
+			echo "route get 10.0.9.9 from 10.0.1.2 iif r0 ipproto udp sport $p dport 5000"
+		done | ip -n "$router" -batch - | sed -n 's/.* via \([^ ]*\) .*/\1/p'))
+	[ ${#a[@]} -eq "$na" ] && [ ${#b[@]} -eq "$nb" ] ||
+		{ echo "64 ports gave ${#a[@]} on path A, ${#b[@]} on path B" >&2; return 1; }
+	echo "${a[*]} ${b[*]}"
+}
+
 @test "ECMP: a multipath hash policy change re-decides cached flows (they follow the FIB's new choice)" {
 	ecmp_on
-	local p f da db used_a=0 used_b=0 ports="4310 4311 4312 4313 4314 4315 4316 4317"
+	local p f da db ports
+	# 8 flows under the L4 hash, 4 on each path
+	ports=$(ecmp_ports 4310 4 4)
 	for p in $ports; do
 		for f in 4 6; do
 			fam $f
 			udp_send $CLI $p $SRV 5000 4
 		done
-		[ "$(fib_nh $p)" = 10.0.2.2 ] && used_a=1 || used_b=1
 	done
-	# 8 flows under the L4 hash did not all take one path (else the
-	# test proves nothing)
-	[ $used_a = 1 ] && [ $used_b = 1 ]
 	# L3 hash: one path for every flow between these addresses
 	rns "$router" busybox sh -c '
 		echo 0 >/proc/sys/net/ipv4/fib_multipath_hash_policy
@@ -824,21 +843,33 @@ fib_nh() {
 
 @test "ECMP with fib_multipath_use_neigh: a gateway whose neighbour failed gets no cached flow" {
 	ecmp_on
+	local p ports t1 t2 t3
+	# The FIB skips a gateway whose neighbour is not valid only while the
+	# neighbour entry exists: keep the kernel's neighbour GC (which removes
+	# failed entries once the table holds gc_thresh1 entries, all netns
+	# together) away from it for the test
+	read -r t1 t2 t3 < <(sysctl -n net.ipv4.neigh.default.gc_thresh1 \
+		net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3 | xargs)
+	RTC_UNDO="sysctl -qw net.ipv4.neigh.default.gc_thresh1=$t1 net.ipv4.neigh.default.gc_thresh2=$t2 net.ipv4.neigh.default.gc_thresh3=$t3; $RTC_UNDO"
+	sysctl -qw net.ipv4.neigh.default.gc_thresh3=1000000 \
+		net.ipv4.neigh.default.gc_thresh2=1000000 net.ipv4.neigh.default.gc_thresh1=1000000
 	rns "$router" busybox sh -c 'echo 1 >/proc/sys/net/ipv4/fib_multipath_use_neigh'
-	local p da db used_a=0 ports="4320 4321 4322 4323 4324 4325 4326 4327"
+	# 8 flows, 4 cached on path A
+	ports=$(ecmp_ports 4320 4 4)
+	rtc_base
 	for p in $ports; do
-		da=$(srv_count s0v4)
 		udp_send 10.0.1.2 $p 10.0.9.9 5000 4
-		[ "$(srv_count s0v4)" = "$da" ] || used_a=1
 	done
-	[ $used_a = 1 ]	# some flows are cached on path A
+	expect "path A" "$(srv_count s0v4)" -eq 16
+	expect "path B" "$(srv_count s1v4)" -eq 16
 	# the gateway of path A fails: the kernel chooses path B for all
 	ip -n "$router" neigh replace 10.0.2.2 dev r1 nud failed
 	rtc_base
 	for p in $ports; do
 		udp_send 10.0.1.2 $p 10.0.9.9 5000 4
 	done
-	expect "path A after its neighbour failed" "$(srv_count s0v4)" -eq 0
+	expect "path A after its neighbour failed ($(ip -n "$router" -4 neigh show 10.0.2.2 dev r1))" \
+		"$(srv_count s0v4)" -eq 0
 	expect "path B" "$(srv_count s1v4)" -eq 32
 	expect hits "$(rtc_d hits)" -ge 16
 }
