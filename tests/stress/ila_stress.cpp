@@ -1164,6 +1164,12 @@ bool Model::do_one(Conn &c, bool malformed)
 	std::vector<PendingP> b{p};
 	const bool finish = rng_.chance(80);
 	const unsigned before = eng_.fails();
+	// An entry dump left running on C is read to its end in this exchange,
+	// after the kernel has carried out this request: the table it walks
+	// may change under it before apply() below records the change.
+	if (is_map && !c.dumps.empty() && mop.name && maps_.count(*mop.name) &&
+	    (mop.cmd == ILA_MAP_CMD_NEWENTRY || mop.cmd == ILA_MAP_CMD_DELENTRY || mop.cmd == ILA_MAP_CMD_FLUSH))
+		maps_[*mop.name]->tbl->version++;
 	eng_.exchange(c, b, finish);
 	if (eng_.fails() != before)
 		diverged("after " + p->label);
