@@ -99,7 +99,7 @@ help:
 	@echo '  unit           GoogleTest unit tests on the host (FILTER=gtest-pattern)'
 	@echo '  check          everything: host tests, unit, VM harness self-test, package test,'
 	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ..."),'
-	@echo '                 SUITE=ila_stress: the netlink stress suite (STRESS_SECS=60; STRESS_SEED=N replays a seed)'
+	@echo '                 the netlink stress suite last (SUITE=ila_stress alone; STRESS_SECS=60; STRESS_SEED=N replays a seed)'
 	@echo '  stress         the netlink stress suite for STRESS_SECS (600) under slub_debug, per kernel'
 	@echo '                 (STRESS_SEED=N replays a seed)'
 	@echo '  fuzz           the netlink reply parser under libFuzzer + ASan/UBSan for FUZZ_SECS (clang)'
