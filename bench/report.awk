@@ -194,6 +194,15 @@ END {
 	kvline("flush_ns_per_entry", " guest-ns", "rtcache flush walk (sysctl nf_conntrack_rtcache_flush=1, the walk of a link going down, synchronous under RTNL), per entry")
 	kvline("ctflush_ms", " guest-ms", "conntrack -F of all the row's connections")
 	kvline("reclaim_per_s", " entries/guest-s", "rtcache reclaim after conntrack -F, no traffic (the bounded background rate)")
+	# conntrack full and churning (b_ctfull, c_ctfull): per 1000 packets
+	# delivered during the measurement, and the table at its end
+	kvline("ct_new_per_kpkt", "", "New connections per 1000 packets (conntrack full: early drops)")
+	kvline("ct_dropped_per_kpkt", "", "Packets conntrack dropped for want of room per 1000 packets")
+	kvline("rtc_records_per_kpkt", "", "rtcache records per 1000 packets")
+	kvline("rtc_hits_per_kpkt", "", "rtcache hits per 1000 packets")
+	kvline("rtc_reclaimed_per_kpkt", "", "rtcache entries reclaimed per 1000 packets")
+	kvline("rtc_refused_per_kpkt", "", "rtcache inserts refused (no room: entries >= connections; or rate limit) per 1000 packets")
+	kvline("rtc_entries_pct_of_conns", "%", "rtcache entries at the end, in % of the connections")
 	for (i = 1; i <= nnotes; i++) print notes[i] "  "
 }
 

@@ -35,6 +35,14 @@
 #          when BENCH_RTC_CONFIGS names them: the warm-ups take long);
 #          conntrack's hash gets 1,048,576 buckets for them, as an operator
 #          sizes it for a million flows
+#   b_ctfull, c_ctfull   b and c with conntrack churning: 131,406 UDP
+#          tuples in a cycle (pktgen ports 362 x 363) through a conntrack
+#          table of 65,536 (this guest's stock nf_conntrack_max): most
+#          packets find their connection evicted (early drop of a random
+#          unreplied one) and make a new one, which evicts another; the
+#          rest are the second packet of a connection (recorded) or later.
+#          Logged per round: new connections, records, refused inserts,
+#          reclaimed entries per packet, and entries vs connections
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -279,6 +287,83 @@ for _row in b c; do
 done
 unset _row _n
 
+# Conntrack churn at the table's limit (b_ctfull, c_ctfull). Stats are
+# read after the warm-up (_warm) and when the row is taken down (_off,
+# right after the measurement): their difference is the measured run's.
+SPORTS_b_ctfull=362 DPORTS_b_ctfull=363 WARMUP_b_ctfull=262812
+SPORTS_c_ctfull=362 DPORTS_c_ctfull=363 WARMUP_c_ctfull=262812
+# stat_col FILE COL : a column of a /proc/net/stat file of the router,
+# summed over CPUs (hexadecimal)
+stat_col() {
+	local i idx=-1 sum=0 names vals
+	{
+		read -r -a names
+		for i in "${!names[@]}"; do [ "${names[$i]}" = "$2" ] && idx=$i; done
+		[ "$idx" -ge 0 ] || { echo 0; return 0; }
+		while read -r -a vals; do sum=$((sum + 16#${vals[$idx]})); done
+	} < <(in_rtr cat "$1" 2>/dev/null)
+	echo $sum
+}
+ct_stat() { stat_col /proc/net/stat/nf_conntrack "$1"; }
+rtc_col() { stat_col /proc/net/stat/nf_conntrack_rtcache "$1"; }
+CTFULL_COLS="early_drop drop"
+RTC_CTFULL_COLS="inserts reclaimed insert_failed churn_limited hits misses"
+ctfull_snap() {
+	local c
+	for c in $CTFULL_COLS; do echo "ct_$c $(ct_stat $c)"; done
+	for c in $RTC_CTFULL_COLS; do echo "rtc_$c $(rtc_col $c)"; done
+	echo "rx $(rx_count)"
+}
+ctfull_on() {
+	[ -s /tmp/bench-ctmax ] || sysctl -n net.netfilter.nf_conntrack_max >/tmp/bench-ctmax || return 1
+	sysctl -qw net.netfilter.nf_conntrack_max=65536 || return 1
+	in_rtr conntrack -F 2>/dev/null
+	return 0
+}
+ctfull_warm() { ctfull_snap >/tmp/bench-ctfull0; }
+# ctfull_report ROW : what happened during the measurement, per delivered
+# packet, and the table sizes at its end
+ctfull_report() {
+	local k v rx0 rx1 d line=
+	declare -A a
+	while read -r k v; do a[$k]=$v; done </tmp/bench-ctfull0
+	rx0=${a[rx]}
+	while read -r k v; do
+		if [ "$k" = rx ]; then rx1=$v; continue; fi
+		a[$k]=$((v - ${a[$k]:-0}))
+	done < <(ctfull_snap)
+	d=$((rx1 - rx0))
+	[ "$d" -gt 0 ] || return 0
+	for k in ct_early_drop ct_drop rtc_inserts rtc_reclaimed rtc_insert_failed rtc_churn_limited rtc_hits rtc_misses; do
+		line+=" $k=${a[$k]:-0}"
+	done
+	log "IPv$FAM $1: $d packets delivered;$line; at the end: $(in_rtr conntrack -C 2>/dev/null) connections, $(rtc_entries) rtcache entries"
+	# (conntrack counts no confirmed insert; at a full table every new
+	# connection evicts one: early drops are the new connections)
+	csv "rtcache,$FAM,$1,,ct_new_per_kpkt=$((a[ct_early_drop] * 1000 / d))"
+	csv "rtcache,$FAM,$1,,ct_dropped_per_kpkt=$((a[ct_drop] * 1000 / d))"
+	[ "$1" = c_ctfull ] || return 0
+	csv "rtcache,$FAM,$1,,rtc_records_per_kpkt=$((a[rtc_inserts] * 1000 / d))"
+	csv "rtcache,$FAM,$1,,rtc_reclaimed_per_kpkt=$((a[rtc_reclaimed] * 1000 / d))"
+	csv "rtcache,$FAM,$1,,rtc_refused_per_kpkt=$(((a[rtc_insert_failed] + a[rtc_churn_limited]) * 1000 / d))"
+	csv "rtcache,$FAM,$1,,rtc_hits_per_kpkt=$((a[rtc_hits] * 1000 / d))"
+	k=$(in_rtr conntrack -C 2>/dev/null)
+	[ "${k:-0}" -gt 0 ] && csv "rtcache,$FAM,$1,,rtc_entries_pct_of_conns=$(($(rtc_entries) * 100 / k))"
+	return 0
+}
+ctfull_off() {
+	ctfull_report "$1"
+	in_rtr conntrack -F 2>/dev/null
+	sysctl -qw net.netfilter.nf_conntrack_max="$(cat /tmp/bench-ctmax)"
+}
+cfg_b_ctfull_on() { cfg_b_on && ctfull_on; }
+cfg_b_ctfull_warm() { ctfull_warm; }
+cfg_b_ctfull_off() { ctfull_off b_ctfull; cfg_b_off; }
+cfg_c_ctfull_check() { rtc_check; }
+cfg_c_ctfull_on() { cfg_c_on && ctfull_on; }
+cfg_c_ctfull_warm() { ctfull_warm; }
+cfg_c_ctfull_off() { ctfull_off c_ctfull; cfg_c_off; }
+
 routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
 ROUTES_LOADED=
 big_check() {
@@ -352,6 +437,8 @@ label b_100k "(b) with 100,172 connections"
 label c_100k "(c) with 100,172 connections"
 label b_1m "(b) with 1,001,000 connections"
 label c_1m "(c) with 1,001,000 connections"
+label b_ctfull "(b), conntrack full and churning (131,406 tuples, 65,536 connections)"
+label c_ctfull "(c), conntrack full and churning (131,406 tuples, 65,536 connections)"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -368,7 +455,7 @@ want() {
 for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
-	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k)
+	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k b_ctfull c_ctfull)
 	# a million connections: only when asked for by name
 	if [ -n "${BENCH_RTC_CONFIGS:-}" ]; then
 		# shellcheck disable=SC2046
