@@ -43,6 +43,9 @@
 #          rest are the second packet of a connection (recorded) or later.
 #          Logged per round: new connections, records, refused inserts,
 #          reclaimed entries per packet, and entries vs connections
+#   b_tstamp   b while a socket in the router netns asks for receive
+#          timestamps (SO_TIMESTAMP): every received packet is stamped
+#          (only when BENCH_RTC_CONFIGS names it: a diagnostic row)
 #   b_big, c_big   b and c with an Internet-sized table on the router
 #          (BENCH_ROUTES4 / BENCH_ROUTES6, ip -batch files from bench/run;
 #          none of the routes covers the test addresses)
@@ -287,6 +290,26 @@ for _row in b c; do
 done
 unset _row _n
 
+# b_tstamp: (b) while a socket in the router netns asks for receive
+# timestamps (SO_TIMESTAMP): the kernel then stamps every packet it
+# receives, in every netns (the netstamp_needed static key), on each veth
+# hop. A candidate for the slow mode (bench/README.md, "Two modes").
+TSTAMP_PID=
+cfg_b_tstamp_on() {
+	cfg_b_on || return 1
+	in_rtr perl -e 'use Socket; socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
+		setsockopt($s, SOL_SOCKET, 29, 1) or die "SO_TIMESTAMP: $!"; sleep 100000' &
+	TSTAMP_PID=$!
+	echo $TSTAMP_PID >/tmp/bench-tstamp-pid
+	sleep 1
+}
+cfg_b_tstamp_off() {
+	kill "$(cat /tmp/bench-tstamp-pid 2>/dev/null)" 2>/dev/null
+	pkill -f 'SO_TIMESTAMP' 2>/dev/null
+	cfg_b_off
+	sleep 1
+}
+
 # Conntrack churn at the table's limit (b_ctfull, c_ctfull). Stats are
 # read after the warm-up (_warm) and when the row is taken down (_off,
 # right after the measurement): their difference is the measured run's.
@@ -437,6 +460,7 @@ label b_100k "(b) with 100,172 connections"
 label c_100k "(c) with 100,172 connections"
 label b_1m "(b) with 1,001,000 connections"
 label c_1m "(c) with 1,001,000 connections"
+label b_tstamp "(b) while a socket asks for receive timestamps (SO_TIMESTAMP)"
 label b_ctfull "(b), conntrack full and churning (131,406 tuples, 65,536 connections)"
 label c_ctfull "(c), conntrack full and churning (131,406 tuples, 65,536 connections)"
 label b_big "(b) with Internet-sized table"
@@ -456,10 +480,10 @@ for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
 	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k b_ctfull c_ctfull)
-	# a million connections: only when asked for by name
+	# a million connections, diagnostics: only when asked for by name
 	if [ -n "${BENCH_RTC_CONFIGS:-}" ]; then
 		# shellcheck disable=SC2046
-		run_configs rtcache "$FAM" $dst $(want b_1m c_1m)
+		run_configs rtcache "$FAM" $dst $(want b_1m c_1m b_tstamp)
 	fi
 	big=$(want b_big c_big)
 	[ -n "$big" ] || continue
