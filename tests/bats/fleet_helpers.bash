@@ -1,0 +1,463 @@
+# Helpers for tests/bats/fleet.bats (loaded after helpers.bash): a real etcd
+# cluster (Debian's etcd binary), ILA routers and a forwarding node kept by
+# ila-syncd, servers, clients.
+#
+#              the VM's own netns: etcd members m1 m2 m3, client URLs
+#              0.0.0.0:2379{1,2,3}, peers 127.0.0.1:2380{1,2,3}
+#              10.99.1.1 /      10.99.2.1 |      \ 10.99.3.1   (management veths
+#              10.99.1.2 m0     10.99.2.2 m0      m0 10.99.3.2   fleet1..3 - m0)
+#   c1 ---- r1 (ila-syncd full)    r2 (ila-syncd full) ---- c2     f (ila-syncd cache)
+#            | \                  / |
+#            |  +------ s1 ------+  |       s1: locators L1, L3; s2: locator L2
+#            +--------- s2 ---------+       (each translates its locators back to SIR)
+#
+#   SIR prefix 2001:db8:ffff::/64, host SIR::ID on the lo of the server holding it.
+#   L1 = 2001:db8:1::/64, L3 = 2001:db8:3::/64 (s1, adjust-transport),
+#   L2 = 2001:db8:2::/64 (s2, neutral-map-auto: entries to s2 carry that mode).
+#   r1 translates with a direct hook (ilactl hook ... map hosts miss drop),
+#   r2 with a rule (ip6tables -j ILA --map hosts --miss drop).
+#
+# Every program started in the TCG guest costs a good fraction of a second
+# (more through `ip netns exec`, which mounts a sysfs): the helpers use
+# `ilactl -n`, `ila-syncd status -n` and one `ip -batch` per namespace.
+
+SIR=2001:db8:ffff
+L1=2001:db8:1:0
+L2=2001:db8:2:0
+L3=2001:db8:3:0
+FLEET_ETCD_PORTS="23791 23792 23793"
+
+# stamp WHAT : elapsed seconds since the previous stamp, on the TAP output
+stamp() {
+	local now=$EPOCHREALTIME
+	echo "# $1: $(awk -v a="${STAMP_T:-$now}" -v b="$now" 'BEGIN { printf "%.1f", b - a }') s" >&3
+	STAMP_T=$now
+}
+
+# ---- the etcd cluster (setup_file / teardown_file) ----------------------------
+
+# etcd_start_cluster : three members in the VM's own network namespace
+etcd_start_cluster() {
+	ETCD_DIR=$BATS_FILE_TMPDIR/etcd
+	export ETCD_DIR
+	mkdir -p "$ETCD_DIR"
+	local n cluster=
+	for n in 1 2 3; do cluster+="${cluster:+,}m$n=http://127.0.0.1:2380$n"; done
+	ETCD_CLUSTER=$cluster
+	export ETCD_CLUSTER
+	for n in 1 2 3; do etcd_member_start "$n" new; done
+	wait_until 120 etcd_healthy 3
+}
+
+# etcd_member_start N [new|existing] : member mN (again, on its data dir)
+etcd_member_start() {
+	local n=$1 state=${2:-existing}
+	etcd --name "m$n" --data-dir "$ETCD_DIR/m$n" \
+		--listen-client-urls "http://0.0.0.0:2379$n" --advertise-client-urls "http://127.0.0.1:2379$n" \
+		--listen-peer-urls "http://127.0.0.1:2380$n" --initial-advertise-peer-urls "http://127.0.0.1:2380$n" \
+		--initial-cluster "$ETCD_CLUSTER" --initial-cluster-state "$state" \
+		--initial-cluster-token fleet --heartbeat-interval 200 --election-timeout 2000 \
+		--max-txn-ops 1024 --log-level error \
+		>>"$ETCD_DIR/m$n.log" 2>&1 &
+	echo $! >"$ETCD_DIR/m$n.pid"
+}
+
+# etcd_member_kill N [SIG] : stop member mN (default SIGKILL)
+etcd_member_kill() {
+	local pid
+	pid=$(cat "$ETCD_DIR/m$1.pid")
+	kill "-${2:-KILL}" "$pid" 2>/dev/null || true
+	wait_until 30 sh -c "! kill -0 $pid 2>/dev/null"
+}
+
+etcd_stop_cluster() {
+	local n
+	for n in 1 2 3; do
+		[ -e "$ETCD_DIR/m$n.pid" ] && kill -9 "$(cat "$ETCD_DIR/m$n.pid")" 2>/dev/null
+	done
+	true
+}
+
+# ectl ARGS... : etcdctl on the whole cluster
+ectl() {
+	etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 --command-timeout 30s "$@"
+}
+
+# etcd_healthy N : at least N members answer
+etcd_healthy() {
+	[ "$(ectl endpoint health -w json 2>/dev/null | jq '[.[] | select(.health)] | length')" -ge "$1" ]
+}
+
+# etcd_leader : the number (1-3) of the leader member
+etcd_leader() {
+	local id
+	ectl endpoint status -w json | jq -r '.[] | select(.Status.leader == .Status.header.member_id) | .Endpoint' |
+		sed 's/.*:2379//'
+}
+
+# store_revision : the cluster's current revision
+store_revision() {
+	ectl get / --limit 1 -w json | jq '.header.revision'
+}
+
+# endpoints_for N [FIRST] : the URLs node N (1 r1, 2 r2, 3 f) reaches the
+# members at, member FIRST's first
+endpoints_for() {
+	local p out= first=${2:-1}
+	out="http://10.99.$1.1:2379$first"
+	for p in $FLEET_ETCD_PORTS; do [ "$p" = "2379$first" ] || out+=",http://10.99.$1.1:$p"; done
+	echo "$out"
+}
+
+# ---- ila-syncd ------------------------------------------------------------------
+
+# syncd_start NS N PREFIX [ARGS...] : ila-syncd for map hosts in NS (node N),
+# log in $BATS_TEST_TMPDIR/syncd-NS.log, pid in $BATS_TEST_TMPDIR/syncd-NS.pid.
+# SYNCD_FIRST=M: member M first in its endpoint list.
+syncd_start() {
+	local ns=$1 n=$2 prefix=$3
+	shift 3
+	ip netns exec "$ns" ila-syncd --endpoints "$(endpoints_for "$n" "${SYNCD_FIRST:-1}")" --prefix "$prefix" --map hosts \
+		--progress-interval 0.5 --timeout 5 "$@" >>"$BATS_TEST_TMPDIR/syncd-$ns.log" 2>&1 &
+	echo $! >"$BATS_TEST_TMPDIR/syncd-$ns.pid"
+}
+
+syncd_pid() { cat "$BATS_TEST_TMPDIR/syncd-$1.pid"; }
+
+# syncd_stop NS [SIG] : stop NS's ila-syncd and wait for it to be gone
+syncd_stop() {
+	local pid
+	pid=$(syncd_pid "$1")
+	kill "-${2:-TERM}" "$pid" 2>/dev/null || true
+	wait_until 30 sh -c "! kill -0 $pid 2>/dev/null"
+}
+
+# syncd_status NS : `ila-syncd status --map hosts -j` of NS
+syncd_status() {
+	ila-syncd status -n "$1" --map hosts -j
+}
+
+# syncd_field NS FIELD : one field of NS's daemon's status
+syncd_field() {
+	syncd_status "$1" | jq -r ".$2"
+}
+
+# syncd_at NS REV : NS's daemon is watching and holds revision REV or later
+syncd_at() {
+	syncd_status "$1" | jq -e --argjson r "$2" '.state == "watching" and .revision >= $r' >/dev/null
+}
+
+# syncd_stale NS : NS's daemon says its map may be behind the store
+syncd_stale() {
+	syncd_status "$1" | jq -e '.stale' >/dev/null
+}
+
+# syncd_wait NS... : every NS's daemon caught up with the store's current revision
+syncd_wait() {
+	local rev ns
+	rev=$(store_revision)
+	for ns in "$@"; do
+		wait_until 240 syncd_at "$ns" "$rev" || {
+			ila-syncd status -n "$ns" >&2
+			tail -n 20 "$BATS_TEST_TMPDIR/syncd-$ns.log" >&2
+			return 1
+		}
+	done
+}
+
+# store_lines PREFIX : the store's mappings of map hosts as `ilactl save`
+# writes them (a value without csum-mode has the default), sorted
+store_lines() {
+	ectl get --prefix "$1/maps/hosts/" | paste -d ' ' - - |
+		awk -v p="$1/maps/hosts/" '{ sub("^" p, ""); v = ""
+			for (i = 2; i <= NF; i++) v = v " " $i
+			if (NF == 2) v = v " csum-mode adjust-transport"
+			print "map add hosts " $1 v }' | LC_ALL=C sort
+}
+
+# map_lines NS : the entries of map hosts in NS as `ilactl save` writes them, sorted
+map_lines() {
+	ilactl -n "$1" save hosts | grep '^map add ' | LC_ALL=C sort
+}
+
+# map_equals_store NS PREFIX [again] : the map holds exactly the store's
+# mappings (again: the store as read by the previous call)
+map_equals_store() {
+	local a=$BATS_TEST_TMPDIR/map-$1 b=$BATS_TEST_TMPDIR/store
+	map_lines "$1" >"$a"
+	[ "${3:-}" = again ] || store_lines "$2" >"$b"
+	if ! cmp -s "$a" "$b"; then
+		echo "map of $1 differs from the store under $2 ($(wc -l <"$a") vs $(wc -l <"$b") lines):" >&2
+		diff "$a" "$b" | head -n 20 >&2
+		return 1
+	fi
+}
+
+# ---- the data plane -------------------------------------------------------------
+
+# Building topologies with few commands: every binary run in the TCG guest
+# costs a fraction of a second, so links, addresses and routes go through
+# one `ip -batch` per namespace.
+
+# fleet_ns VAR... : netns "<var>-<random>" for each VAR (exported), cleaned
+# up by cleanup_all like ns_create's; lo up, IPv6 forwarding on.
+fleet_ns() {
+	local v ns batch=
+	for v in "$@"; do
+		ns="$v-$(rand_suffix)"
+		batch+="netns add $ns"$'\n'
+		echo "$ns" >>"$(_ns_list)"
+		printf -v "$v" '%s' "$ns"
+		export "${v?}"
+	done
+	ip -batch - <<<"$batch"
+}
+
+# fleet_links "NS1 IF1 NS2 IF2"... : veth pairs straight into the netns
+# (NS2 "-": the VM's own)
+fleet_links() {
+	local l batch= a b c d
+	for l in "$@"; do
+		read -r a b c d <<<"$l"
+		batch+="link add $b netns $a type veth peer name $d"
+		[ "$c" = - ] || batch+=" netns $c"
+		batch+=$'\n'
+	done
+	ip -batch - <<<"$batch"
+}
+
+# fleet_cfg NS "IF..." LINES : lo and IF... up, then `ip -n NS -batch` of
+# LINES
+fleet_cfg() {
+	local ns=$1 i up="link set lo up"
+	for i in $2; do up+=$'\n'"link set $i up"; done
+	ip -n "$ns" -batch - <<<"$up"$'\n'"$3"
+}
+
+# topo_routers : c1, r1, c2, r2, s1, s2 and the management links, as drawn
+# above. rN - sM on fd00:NM::/64, cN - rN on fd00:N::/64.
+topo_routers() {
+	fleet_ns c1 r1 c2 r2 s1 s2
+	fleet_links "$c1 c0 $r1 c0" "$c2 c0 $r2 c0" "$r1 m0 - fleet1" "$r2 m0 - fleet2" \
+		"$r1 s1 $s1 r1" "$r1 s2 $s2 r1" "$r2 s1 $s1 r2" "$r2 s2 $s2 r2"
+	local n c r routes
+	for n in 1 2; do
+		c=c$n r=r$n
+		fleet_cfg "${!c}" c0 "addr add fd00:$n::2/64 dev c0 nodad
+route add default via fd00:$n::1"
+		fleet_cfg "${!r}" "c0 m0 s1 s2" "addr add fd00:$n::1/64 dev c0 nodad
+addr add 10.99.$n.2/24 dev m0
+addr add fd00:${n}1::1/64 dev s1 nodad
+addr add fd00:${n}2::1/64 dev s2 nodad
+route add $L1::/64 via fd00:${n}1::2
+route add $L3::/64 via fd00:${n}1::2
+route add $L2::/64 via fd00:${n}2::2"
+		forwarding "${!r}"
+		routes+="addr add 10.99.$n.1/24 dev fleet$n"$'\n'"link set fleet$n up"$'\n'
+	done
+	ip -batch - <<<"$routes"
+	for n in 1 2; do
+		local s=s$n
+		fleet_cfg "${!s}" "r1 r2" "addr add fd00:1$n::2/64 dev r1 nodad
+addr add fd00:2$n::2/64 dev r2 nodad
+route add fd00:1::/64 via fd00:1$n::1
+route add fd00:2::/64 via fd00:2$n::1"
+	done
+	srv_start s1
+	srv_start s2
+	# each server translates its locators back to SIR
+	in_ns "$s1" ip6tables-restore --noflush <<EOF2
+*mangle
+-A PREROUTING -d $L1::/64 -j ILA --src-pfx $L1::/64 --dst-pfx $SIR::/64
+-A PREROUTING -d $L3::/64 -j ILA --src-pfx $L3::/64 --dst-pfx $SIR::/64
+COMMIT
+EOF2
+	in_ns "$s2" ip6tables -t mangle -A PREROUTING -d $L2::/64 -j ILA --src-pfx $L2::/64 --dst-pfx $SIR::/64 \
+		--csum-mode neutral-map-auto
+}
+
+# routers_translate : map hosts on both routers, used by a hook on r1 and a
+# rule on r2 (created before ila-syncd, which swaps its contents in)
+routers_translate() {
+	ilactl -n "$r1" map create hosts
+	ilactl -n "$r2" map create hosts
+	ilactl -n "$r1" hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
+	in_ns "$r2" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss drop
+}
+
+# mode_of LOC : the checksum mode entries to LOC carry
+mode_of() { if [ "$1" = $L2 ]; then echo neutral-map-auto; else echo adjust-transport; fi; }
+
+# srv_start sN : sN answers "sN" on TCP port 7000 of every address it has
+srv_start() {
+	in_ns "${!1}" socat -T30 TCP6-LISTEN:7000,fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+}
+
+# srv_hold sN ID... : server sN owns SIR::ID...
+srv_hold() {
+	local ns=${!1} id batch=
+	shift
+	for id in "$@"; do batch+="addr add $SIR::$id/128 dev lo nodad"$'\n'; done
+	ip -n "$ns" -batch - <<<"$batch"
+}
+
+# srv_udp sN ID : sN also answers "sN" on UDP port 7001 of SIR::ID (bound
+# to it, so the answer comes from that address)
+srv_udp() {
+	local ns=${!1} a=$SIR::$2
+	in_ns "$ns" socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	wait_until 10 in_ns "$ns" sh -c "ss -Huln src '[$a]:7001' | grep -q ."
+}
+
+# tcp_ask|udp_ask CLIENT_NS ID [TIMEOUT] : the answer of the server holding SIR::ID
+tcp_ask() {
+	in_ns "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/tcp/$0/7000" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
+}
+udp_ask() {
+	in_ns "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/udp/$0/7001" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
+}
+
+# answers CLIENT_NS ID SERVER : a TCP connection to SIR::ID is answered by SERVER
+answers() { [ "$(tcp_ask "$1" "$2" 5)" = "$3" ]; }
+
+# paced FILE : FILE on stdout, 20 kB every 0.1 s
+paced() {
+	perl -e 'open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!"; binmode $f; binmode STDOUT;
+		while (read($f, my $b, 20000)) { syswrite(STDOUT, $b); select(undef, undef, undef, 0.1) }' "$1"
+}
+
+# mapping_lines N PREFIX_MAP : `ilactl save` lines of N mappings 0:0:X:Y
+# (i = 0..N-1): even i to L1 (adjust-transport), odd i to L2 (neutral-map-auto)
+mapping_lines() {
+	awk -v n="$1" -v l1=$L1 -v l2=$L2 'BEGIN {
+		print "map create hosts"
+		for (i = 0; i < n; i++)
+			printf "map add hosts 0:0:%x:%x %s\n", int(i / 65536), i % 65536,
+				i % 2 ? l2 " csum-mode neutral-map-auto" : l1 " csum-mode adjust-transport"
+	}'
+}
+
+# ident I : the identifier (key form) of mapping I
+ident() { printf '0:0:%x:%x' $(($1 / 65536)) $(($1 % 65536)); }
+
+# topo_cache : a forwarding node f between client c and router r1
+#
+#   c c0 ---- c0 f r0 ---- f0 r1 s1 ---- s1,  r1 s2 ---- s2
+#   fd00:1::2   fd00:1::1  fd00:f::1  fd00:f::2   fd00:11::/64, fd00:12::/64
+#
+# f sends SIR and every locator to r1; f and r1 have management links.
+topo_cache() {
+	fleet_ns c f r1 s1 s2
+	fleet_links "$c c0 $f c0" "$f r0 $r1 f0" "$f m0 - fleet3" "$r1 m0 - fleet1" \
+		"$r1 s1 $s1 r1" "$r1 s2 $s2 r1"
+	fleet_cfg "$c" c0 "addr add fd00:1::2/64 dev c0 nodad
+route add default via fd00:1::1"
+	fleet_cfg "$f" "c0 r0 m0" "addr add fd00:1::1/64 dev c0 nodad
+addr add fd00:f::1/64 dev r0 nodad
+addr add 10.99.3.2/24 dev m0
+route add $SIR::/64 via fd00:f::2
+route add $L1::/64 via fd00:f::2
+route add $L2::/64 via fd00:f::2
+route add $L3::/64 via fd00:f::2"
+	fleet_cfg "$r1" "f0 m0 s1 s2" "addr add fd00:f::2/64 dev f0 nodad
+addr add 10.99.1.2/24 dev m0
+addr add fd00:11::1/64 dev s1 nodad
+addr add fd00:12::1/64 dev s2 nodad
+route add fd00:1::/64 via fd00:f::1
+route add $L1::/64 via fd00:11::2
+route add $L3::/64 via fd00:11::2
+route add $L2::/64 via fd00:12::2"
+	forwarding "$f"
+	forwarding "$r1"
+	ip -batch - <<<$'addr add 10.99.1.1/24 dev fleet1\naddr add 10.99.3.1/24 dev fleet3\nlink set fleet1 up\nlink set fleet3 up'
+	fleet_cfg "$s1" r1 "addr add fd00:11::2/64 dev r1 nodad
+route add fd00:1::/64 via fd00:11::1"
+	fleet_cfg "$s2" r1 "addr add fd00:12::2/64 dev r1 nodad
+route add fd00:1::/64 via fd00:12::1"
+	srv_start s1
+	srv_start s2
+	in_ns "$s1" ip6tables-restore --noflush <<EOF2
+*mangle
+-A PREROUTING -d $L1::/64 -j ILA --src-pfx $L1::/64 --dst-pfx $SIR::/64
+-A PREROUTING -d $L3::/64 -j ILA --src-pfx $L3::/64 --dst-pfx $SIR::/64
+COMMIT
+EOF2
+	in_ns "$s2" ip6tables -t mangle -A PREROUTING -d $L2::/64 -j ILA --src-pfx $L2::/64 --dst-pfx $SIR::/64 \
+		--csum-mode neutral-map-auto
+}
+
+# l3_packets : packets s1 translated back from locator L3
+l3_packets() {
+	in_ns "$s1" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ && $0 ~ /2001:db8:3::\/64/ { print $1; exit }'
+}
+
+# entry_hits NS ID : the hit counter of SIR::ID's entry in map hosts of NS
+entry_hits() {
+	ilactl -n "$1" -j map get hosts "$2" | jq .hits
+}
+
+# entry_locator NS ID : the locator of ID's entry in map hosts of NS
+entry_locator() {
+	ilactl -n "$1" -j map get hosts "$2" | jq -r .locator
+}
+
+# udp_storm NS FIRST N : one UDP datagram from NS to SIR::ident(I) port 9 for
+# I in FIRST .. FIRST+N-1 (perl-base only)
+udp_storm() {
+	in_ns "$1" perl -e '
+		use Socket qw(AF_INET6 SOCK_DGRAM inet_pton pack_sockaddr_in6);
+		my ($sir, $first, $n) = @ARGV;
+		socket(my $s, AF_INET6, SOCK_DGRAM, 0) or die "socket: $!";
+		for my $i ($first .. $first + $n - 1) {
+			my $a = sprintf("%s::%x:%x", $sir, int($i / 65536), $i % 65536);
+			send($s, "x", 0, pack_sockaddr_in6(9, inet_pton(AF_INET6, $a)));
+		}' "$SIR" "$2" "$3"
+}
+
+# ---- TLS and authentication ---------------------------------------------------
+
+# tls_material DIR : a CA, a server certificate for 10.99.1.1 and 127.0.0.1,
+# a client certificate from the CA, and one from another CA, in DIR
+tls_material() {
+	local d=$1
+	mkdir -p "$d"
+	(
+		cd "$d" || exit 1
+		for ca in ca other; do
+			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+				-keyout $ca.key -out $ca.pem -subj "/CN=fleet test $ca" 2>/dev/null || exit 1
+		done
+		printf 'subjectAltName=IP:10.99.1.1,IP:10.99.2.1,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' >san.ext
+		printf 'extendedKeyUsage=clientAuth\n' >client.ext
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr \
+			-subj /CN=etcd 2>/dev/null &&
+		openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -out server.pem \
+			-extfile san.ext 2>/dev/null || exit 1
+		for c in client:ca wrong:other; do
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "${c%%:*}.key" \
+				-out "${c%%:*}.csr" -subj "/CN=ila-syncd" 2>/dev/null &&
+			openssl x509 -req -in "${c%%:*}.csr" -CA "${c#*:}.pem" -CAkey "${c#*:}.key" -CAcreateserial -days 2 \
+				-out "${c%%:*}.pem" -extfile client.ext 2>/dev/null || exit 1
+		done
+	)
+}
+
+# etcd_tls_start DIR : a single-member etcd on https://0.0.0.0:23794 that
+# wants client certificates of DIR's CA; pid in DIR/etcd.pid
+etcd_tls_start() {
+	local d=$1
+	etcd --name tls --data-dir "$d/data" \
+		--listen-client-urls https://0.0.0.0:23794 --advertise-client-urls https://127.0.0.1:23794 \
+		--listen-peer-urls http://127.0.0.1:23804 --initial-advertise-peer-urls http://127.0.0.1:23804 \
+		--initial-cluster tls=http://127.0.0.1:23804 --client-cert-auth --trusted-ca-file "$d/ca.pem" \
+		--cert-file "$d/server.pem" --key-file "$d/server.key" --log-level error >>"$d/etcd.log" 2>&1 &
+	echo $! >"$d/etcd.pid"
+}
+
+# tctl DIR ARGS... : etcdctl on the TLS member with the right client certificate
+tctl() {
+	local d=$1
+	shift
+	etcdctl --endpoints https://127.0.0.1:23794 --cacert "$d/ca.pem" --cert "$d/client.pem" \
+		--key "$d/client.key" "$@"
+}
