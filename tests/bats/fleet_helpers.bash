@@ -1,9 +1,11 @@
 # Helpers for tests/bats/fleet.bats (loaded after helpers.bash): a real etcd
-# cluster (Debian's etcd binary), ILA routers and a forwarding node kept by
-# ila-syncd, servers, clients.
+# (Debian's etcd binary: one member, or a 3-member cluster for the test
+# whose point is a member failure), ILA routers and a forwarding node kept
+# by ila-syncd, servers, clients.
 #
-#              the VM's own netns: etcd members m1 m2 m3, client URLs
-#              0.0.0.0:2379{1,2,3}, peers 127.0.0.1:2380{1,2,3}
+#              the VM's own netns: etcd member m1 (client URL 0.0.0.0:23791,
+#              peer 127.0.0.1:23801); the 3-member cluster: m5 m6 m7
+#              (0.0.0.0:2379{5,6,7}, peers 127.0.0.1:2380{5,6,7})
 #              10.99.1.1 /      10.99.2.1 |      \ 10.99.3.1   (management veths
 #              10.99.1.2 m0     10.99.2.2 m0      m0 10.99.3.2   fleet1..3 - m0)
 #   c1 ---- r1 (ila-syncd full)    r2 (ila-syncd full) ---- c2     f (ila-syncd cache)
@@ -19,13 +21,13 @@
 #
 # Every program started in the TCG guest costs a good fraction of a second
 # (more through `ip netns exec`, which mounts a sysfs): the helpers use
-# `ilactl -n`, `ila-syncd status -n` and one `ip -batch` per namespace.
+# `ilactl -n`, `ila-syncd status -n`, busybox nsenter, one `ip -batch` per
+# namespace, and wait with a read timeout instead of starting sleep(1).
 
 SIR=2001:db8:ffff
 L1=2001:db8:1:0
 L2=2001:db8:2:0
 L3=2001:db8:3:0
-FLEET_ETCD_PORTS="23791 23792 23793"
 
 # stamp WHAT : elapsed seconds since the previous stamp, on the TAP output
 stamp() {
@@ -34,19 +36,61 @@ stamp() {
 	STAMP_T=$now
 }
 
-# ---- the etcd cluster (setup_file / teardown_file) ----------------------------
+# nap SECONDS : wait without starting a process (a read that times out)
+nap() {
+	[ -n "${NAP_FD:-}" ] || exec {NAP_FD}<> <(:)
+	read -rt "$1" -u "$NAP_FD" || true
+}
 
-# etcd_start_cluster : three members in the VM's own network namespace
-etcd_start_cluster() {
+# poll TIMEOUT_S CMD... : CMD every 0.2 s until it succeeds (wait_until
+# without a sleep process per round)
+poll() {
+	local timeout=$1 end now
+	shift
+	now=${EPOCHREALTIME/./}
+	end=$((now + timeout * 1000000))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		now=${EPOCHREALTIME/./}
+		((now > end)) && break
+		nap 0.2
+	done
+	echo "timed out after ${timeout}s waiting for: $*" >&2
+	return 1
+}
+
+# nx NS CMD... : CMD in netns NS (busybox nsenter: no sysfs mount)
+nx() {
+	local ns=$1
+	shift
+	busybox nsenter --net="/run/netns/$ns" "$@"
+}
+
+# bg_run NS OUT CMD... & : CMD in NS as a background job whose pid is $!
+# itself (the subshell of a backgrounded function execs CMD: killing $!
+# kills CMD, not a shell that would leave it running); its output in OUT,
+# the TAP descriptor closed so that bats does not wait for it
+bg_run() {
+	local ns=$1 out=$2
+	shift 2
+	exec busybox nsenter -F --net="/run/netns/$ns" "$@" >"$out" 2>&1 3>&-
+}
+
+# ---- etcd --------------------------------------------------------------------------
+
+# Member N listens for clients on 0.0.0.0:2379N and for peers on
+# 127.0.0.1:2380N. ETCD_MEMBERS: the members of the store the test uses.
+
+# etcd_start N... : a store of members N... (one member, or a cluster), up
+etcd_start() {
 	ETCD_DIR=$BATS_FILE_TMPDIR/etcd
-	export ETCD_DIR
 	mkdir -p "$ETCD_DIR"
 	local n cluster=
-	for n in 1 2 3; do cluster+="${cluster:+,}m$n=http://127.0.0.1:2380$n"; done
-	ETCD_CLUSTER=$cluster
-	export ETCD_CLUSTER
-	for n in 1 2 3; do etcd_member_start "$n" new; done
-	wait_until 120 etcd_healthy 3
+	for n in "$@"; do cluster+="${cluster:+,}m$n=http://127.0.0.1:2380$n"; done
+	ETCD_CLUSTER=$cluster ETCD_MEMBERS="$*"
+	export ETCD_DIR ETCD_CLUSTER ETCD_MEMBERS
+	for n in "$@"; do etcd_member_start "$n" new; done
+	poll 120 etcd_healthy $#
 }
 
 # etcd_member_start N [new|existing] : member mN (again, on its data dir)
@@ -56,9 +100,9 @@ etcd_member_start() {
 		--listen-client-urls "http://0.0.0.0:2379$n" --advertise-client-urls "http://127.0.0.1:2379$n" \
 		--listen-peer-urls "http://127.0.0.1:2380$n" --initial-advertise-peer-urls "http://127.0.0.1:2380$n" \
 		--initial-cluster "$ETCD_CLUSTER" --initial-cluster-state "$state" \
-		--initial-cluster-token fleet --heartbeat-interval 200 --election-timeout 2000 \
+		--initial-cluster-token "fleet-${ETCD_CLUSTER//[^0-9]/}" --heartbeat-interval 200 --election-timeout 2000 \
 		--max-txn-ops 1024 --log-level error \
-		>>"$ETCD_DIR/m$n.log" 2>&1 &
+		>>"$ETCD_DIR/m$n.log" 2>&1 3>&- &
 	echo $! >"$ETCD_DIR/m$n.pid"
 }
 
@@ -67,20 +111,33 @@ etcd_member_kill() {
 	local pid
 	pid=$(cat "$ETCD_DIR/m$1.pid")
 	kill "-${2:-KILL}" "$pid" 2>/dev/null || true
-	wait_until 30 sh -c "! kill -0 $pid 2>/dev/null"
+	poll 30 eval "! kill -0 $pid"
 }
 
-etcd_stop_cluster() {
-	local n
-	for n in 1 2 3; do
-		[ -e "$ETCD_DIR/m$n.pid" ] && kill -9 "$(cat "$ETCD_DIR/m$n.pid")" 2>/dev/null
+# etcd_stop [N...] : members N... (default: every member of the store)
+etcd_stop() {
+	local n pid
+	for n in ${*:-$ETCD_MEMBERS}; do
+		[ -e "$ETCD_DIR/m$n.pid" ] || continue
+		pid=$(cat "$ETCD_DIR/m$n.pid")
+		kill -9 "$pid" 2>/dev/null && poll 30 eval "! kill -0 $pid"
+		rm -f "$ETCD_DIR/m$n.pid"
 	done
 	true
 }
 
-# ectl ARGS... : etcdctl on the whole cluster
+# ectl ARGS... : etcdctl on the store's members
 ectl() {
-	etcdctl --endpoints 127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793 --command-timeout 30s "$@"
+	local n eps=
+	for n in $ETCD_MEMBERS; do eps+="${eps:+,}127.0.0.1:2379$n"; done
+	etcdctl --endpoints "$eps" --command-timeout 30s "$@"
+}
+
+# etcd_urls : the client URLs of the store's members, from the VM's netns
+etcd_urls() {
+	local n eps=
+	for n in $ETCD_MEMBERS; do eps+="${eps:+,}http://127.0.0.1:2379$n"; done
+	echo "$eps"
 }
 
 # etcd_healthy N : at least N members answer
@@ -88,37 +145,38 @@ etcd_healthy() {
 	[ "$(ectl endpoint health -w json 2>/dev/null | jq '[.[] | select(.health)] | length')" -ge "$1" ]
 }
 
-# etcd_leader : the number (1-3) of the leader member
+# etcd_leader : the number of the leader member
 etcd_leader() {
-	local id
 	ectl endpoint status -w json | jq -r '.[] | select(.Status.leader == .Status.header.member_id) | .Endpoint' |
 		sed 's/.*:2379//'
 }
 
-# store_revision : the cluster's current revision
+# store_revision : the store's current revision
 store_revision() {
 	ectl get / --limit 1 -w json | jq '.header.revision'
 }
 
-# endpoints_for N [FIRST] : the URLs node N (1 r1, 2 r2, 3 f) reaches the
-# members at, member FIRST's first
+# endpoints_for NODE [FIRST] : the URLs node NODE (1 r1, 2 r2, 3 f) reaches
+# the members at, member FIRST's first
 endpoints_for() {
-	local p out= first=${2:-1}
-	out="http://10.99.$1.1:2379$first"
-	for p in $FLEET_ETCD_PORTS; do [ "$p" = "2379$first" ] || out+=",http://10.99.$1.1:$p"; done
+	local n out= first=${2:-}
+	[ -n "$first" ] && out="http://10.99.$1.1:2379$first"
+	for n in $ETCD_MEMBERS; do [ "$n" = "$first" ] || out+="${out:+,}http://10.99.$1.1:2379$n"; done
 	echo "$out"
 }
 
 # ---- ila-syncd ------------------------------------------------------------------
 
-# syncd_start NS N PREFIX [ARGS...] : ila-syncd for map hosts in NS (node N),
-# log in $BATS_TEST_TMPDIR/syncd-NS.log, pid in $BATS_TEST_TMPDIR/syncd-NS.pid.
-# SYNCD_FIRST=M: member M first in its endpoint list.
+# syncd_start NS NODE PREFIX [ARGS...] : ila-syncd for map hosts in NS (node
+# NODE), log in $BATS_TEST_TMPDIR/syncd-NS.log, pid (the daemon's own) in
+# $BATS_TEST_TMPDIR/syncd-NS.pid. SYNCD_FIRST=M: member M first in its
+# endpoint list.
 syncd_start() {
 	local ns=$1 n=$2 prefix=$3
 	shift 3
-	ip netns exec "$ns" ila-syncd --endpoints "$(endpoints_for "$n" "${SYNCD_FIRST:-1}")" --prefix "$prefix" --map hosts \
-		--progress-interval 0.5 --timeout 5 "$@" >>"$BATS_TEST_TMPDIR/syncd-$ns.log" 2>&1 &
+	busybox nsenter -F --net="/run/netns/$ns" ila-syncd --endpoints "$(endpoints_for "$n" "${SYNCD_FIRST:-}")" \
+		--prefix "$prefix" --map hosts --progress-interval 0.5 --timeout 5 "$@" \
+		>>"$BATS_TEST_TMPDIR/syncd-$ns.log" 2>&1 3>&- &
 	echo $! >"$BATS_TEST_TMPDIR/syncd-$ns.pid"
 }
 
@@ -129,7 +187,7 @@ syncd_stop() {
 	local pid
 	pid=$(syncd_pid "$1")
 	kill "-${2:-TERM}" "$pid" 2>/dev/null || true
-	wait_until 30 sh -c "! kill -0 $pid 2>/dev/null"
+	poll 30 eval "! kill -0 $pid"
 }
 
 # syncd_status NS : `ila-syncd status --map hosts -j` of NS
@@ -157,7 +215,7 @@ syncd_wait() {
 	local rev ns
 	rev=$(store_revision)
 	for ns in "$@"; do
-		wait_until 240 syncd_at "$ns" "$rev" || {
+		poll 120 syncd_at "$ns" "$rev" || {
 			ila-syncd status -n "$ns" >&2
 			tail -n 20 "$BATS_TEST_TMPDIR/syncd-$ns.log" >&2
 			return 1
@@ -193,14 +251,32 @@ map_equals_store() {
 	fi
 }
 
+# entry_hits NS ID : the hit counter of SIR::ID's entry in map hosts of NS
+entry_hits() {
+	ilactl -n "$1" -j map get hosts "$2" | jq .hits
+}
+
+# entry_locator NS ID : the locator of ID's entry in map hosts of NS
+entry_locator() {
+	ilactl -n "$1" -j map get hosts "$2" | jq -r .locator
+}
+
+# locator_is NS ID LOC : ID's entry in NS's map hosts has locator LOC
+locator_is() { [ "$(entry_locator "$1" "$2")" = "$3" ]; }
+
+# map_stat NS FIELD : a field of `ilactl map stats hosts` in NS
+map_stat() {
+	ilactl -n "$1" -j map stats hosts | jq -r ".$2"
+}
+
+# map_has NS ID / map_lacks NS ID : ID's entry is (not) in NS's map hosts
+map_has() { ilactl -n "$1" map get hosts "$2" >/dev/null 2>&1; }
+map_lacks() { ! map_has "$@"; }
+
 # ---- the data plane -------------------------------------------------------------
 
-# Building topologies with few commands: every binary run in the TCG guest
-# costs a fraction of a second, so links, addresses and routes go through
-# one `ip -batch` per namespace.
-
 # fleet_ns VAR... : netns "<var>-<random>" for each VAR (exported), cleaned
-# up by cleanup_all like ns_create's; lo up, IPv6 forwarding on.
+# up by cleanup_all like ns_create's
 fleet_ns() {
 	local v ns batch=
 	for v in "$@"; do
@@ -234,14 +310,50 @@ fleet_cfg() {
 	ip -n "$ns" -batch - <<<"$up"$'\n'"$3"
 }
 
-# topo_routers : c1, r1, c2, r2, s1, s2 and the management links, as drawn
-# above. rN - sM on fd00:NM::/64, cN - rN on fd00:N::/64.
+# fwd NS... : IPv6 forwarding on (sysctl through nsenter: no sysfs mount)
+fwd() {
+	local ns
+	for ns in "$@"; do nx "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1; done
+}
+
+# topo_mgmt N... : routers rN (N in 1 2) with their management link only
+# (for tests without traffic)
+topo_mgmt() {
+	local n v batch=
+	for n in "$@"; do fleet_ns "r$n"; done
+	for n in "$@"; do
+		v=r$n
+		fleet_links "${!v} m0 - fleet$n"
+		fleet_cfg "${!v}" m0 "addr add 10.99.$n.2/24 dev m0"
+		batch+="addr add 10.99.$n.1/24 dev fleet$n"$'\n'"link set fleet$n up"$'\n'
+	done
+	ip -batch - <<<"$batch"
+}
+
+# servers_translate : s1 and s2 translate their locators back to SIR
+servers_translate() {
+	nx "$s1" ip6tables-restore --noflush <<EOF2
+*mangle
+-A PREROUTING -d $L1::/64 -j ILA --src-pfx $L1::/64 --dst-pfx $SIR::/64
+-A PREROUTING -d $L3::/64 -j ILA --src-pfx $L3::/64 --dst-pfx $SIR::/64
+COMMIT
+EOF2
+	nx "$s2" ip6tables -t mangle -A PREROUTING -d $L2::/64 -j ILA --src-pfx $L2::/64 --dst-pfx $SIR::/64 \
+		--csum-mode neutral-map-auto
+}
+
+# topo_routers [N] : c1, r1, s1, s2 and the management link, as drawn above;
+# with N=2 also c2 and r2. rN - sM on fd00:NM::/64, cN - rN on fd00:N::/64.
 topo_routers() {
-	fleet_ns c1 r1 c2 r2 s1 s2
-	fleet_links "$c1 c0 $r1 c0" "$c2 c0 $r2 c0" "$r1 m0 - fleet1" "$r2 m0 - fleet2" \
-		"$r1 s1 $s1 r1" "$r1 s2 $s2 r1" "$r2 s1 $s1 r2" "$r2 s2 $s2 r2"
-	local n c r routes
-	for n in 1 2; do
+	local nr=${1:-1} n c r routes= links=() srv1= srv2=
+	fleet_ns c1 r1 s1 s2
+	[ "$nr" = 2 ] && fleet_ns c2 r2
+	for ((n = 1; n <= nr; n++)); do
+		c=c$n r=r$n
+		links+=("${!c} c0 ${!r} c0" "${!r} m0 - fleet$n" "${!r} s1 $s1 r$n" "${!r} s2 $s2 r$n")
+	done
+	fleet_links "${links[@]}"
+	for ((n = 1; n <= nr; n++)); do
 		c=c$n r=r$n
 		fleet_cfg "${!c}" c0 "addr add fd00:$n::2/64 dev c0 nodad
 route add default via fd00:$n::1"
@@ -252,45 +364,42 @@ addr add fd00:${n}2::1/64 dev s2 nodad
 route add $L1::/64 via fd00:${n}1::2
 route add $L3::/64 via fd00:${n}1::2
 route add $L2::/64 via fd00:${n}2::2"
-		forwarding "${!r}"
+		fwd "${!r}"
 		routes+="addr add 10.99.$n.1/24 dev fleet$n"$'\n'"link set fleet$n up"$'\n'
+		srv1+="addr add fd00:${n}1::2/64 dev r$n nodad"$'\n'"route add fd00:$n::/64 via fd00:${n}1::1"$'\n'
+		srv2+="addr add fd00:${n}2::2/64 dev r$n nodad"$'\n'"route add fd00:$n::/64 via fd00:${n}2::1"$'\n'
 	done
 	ip -batch - <<<"$routes"
-	for n in 1 2; do
-		local s=s$n
-		fleet_cfg "${!s}" "r1 r2" "addr add fd00:1$n::2/64 dev r1 nodad
-addr add fd00:2$n::2/64 dev r2 nodad
-route add fd00:1::/64 via fd00:1$n::1
-route add fd00:2::/64 via fd00:2$n::1"
-	done
+	local ifs="r1"
+	[ "$nr" = 2 ] && ifs="r1 r2"
+	fleet_cfg "$s1" "$ifs" "$srv1"
+	fleet_cfg "$s2" "$ifs" "$srv2"
 	srv_start s1
 	srv_start s2
-	# each server translates its locators back to SIR
-	in_ns "$s1" ip6tables-restore --noflush <<EOF2
-*mangle
--A PREROUTING -d $L1::/64 -j ILA --src-pfx $L1::/64 --dst-pfx $SIR::/64
--A PREROUTING -d $L3::/64 -j ILA --src-pfx $L3::/64 --dst-pfx $SIR::/64
-COMMIT
-EOF2
-	in_ns "$s2" ip6tables -t mangle -A PREROUTING -d $L2::/64 -j ILA --src-pfx $L2::/64 --dst-pfx $SIR::/64 \
-		--csum-mode neutral-map-auto
+	servers_translate
 }
 
-# routers_translate : map hosts on both routers, used by a hook on r1 and a
-# rule on r2 (created before ila-syncd, which swaps its contents in)
+# routers_translate N... : map hosts on router rN, used by a hook on r1 and
+# a rule on r2 (created before ila-syncd, which swaps its contents in)
 routers_translate() {
-	ilactl -n "$r1" map create hosts
-	ilactl -n "$r2" map create hosts
-	ilactl -n "$r1" hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
-	in_ns "$r2" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss drop
+	local n
+	for n in "$@"; do
+		case $n in
+		1)
+			ilactl -n "$r1" map create hosts
+			ilactl -n "$r1" hook add sir prerouting src-pfx $SIR::/64 map hosts miss drop
+			;;
+		2)
+			ilactl -n "$r2" map create hosts
+			nx "$r2" ip6tables -t mangle -A PREROUTING -d $SIR::/64 -j ILA --map hosts --miss drop
+			;;
+		esac
+	done
 }
-
-# mode_of LOC : the checksum mode entries to LOC carry
-mode_of() { if [ "$1" = $L2 ]; then echo neutral-map-auto; else echo adjust-transport; fi; }
 
 # srv_start sN : sN answers "sN" on TCP port 7000 of every address it has
 srv_start() {
-	in_ns "${!1}" socat -T30 TCP6-LISTEN:7000,fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	bg_run "${!1}" /dev/null socat -T30 TCP6-LISTEN:7000,fork,reuseaddr SYSTEM:"read -r x; echo $1" &
 }
 
 # srv_hold sN ID... : server sN owns SIR::ID...
@@ -305,16 +414,16 @@ srv_hold() {
 # to it, so the answer comes from that address)
 srv_udp() {
 	local ns=${!1} a=$SIR::$2
-	in_ns "$ns" socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
-	wait_until 10 in_ns "$ns" sh -c "ss -Huln src '[$a]:7001' | grep -q ."
+	bg_run "$ns" /dev/null socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	poll 10 nx "$ns" sh -c "ss -Huln src '[$a]:7001' | grep -q ."
 }
 
 # tcp_ask|udp_ask CLIENT_NS ID [TIMEOUT] : the answer of the server holding SIR::ID
 tcp_ask() {
-	in_ns "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/tcp/$0/7000" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
+	nx "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/tcp/$0/7000" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
 }
 udp_ask() {
-	in_ns "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/udp/$0/7001" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
+	nx "$1" timeout "${3:-30}" bash -c 'exec 3<>"/dev/udp/$0/7001" && echo hi >&3 && head -n 1 <&3' "$SIR::$2"
 }
 
 # answers CLIENT_NS ID SERVER : a TCP connection to SIR::ID is answered by SERVER
@@ -326,8 +435,8 @@ paced() {
 		while (read($f, my $b, 20000)) { syswrite(STDOUT, $b); select(undef, undef, undef, 0.1) }' "$1"
 }
 
-# mapping_lines N PREFIX_MAP : `ilactl save` lines of N mappings 0:0:X:Y
-# (i = 0..N-1): even i to L1 (adjust-transport), odd i to L2 (neutral-map-auto)
+# mapping_lines N : `ilactl save` lines of N mappings 0:0:X:Y (i = 0..N-1):
+# even i to L1 (adjust-transport), odd i to L2 (neutral-map-auto)
 mapping_lines() {
 	awk -v n="$1" -v l1=$L1 -v l2=$L2 'BEGIN {
 		print "map create hosts"
@@ -339,6 +448,13 @@ mapping_lines() {
 
 # ident I : the identifier (key form) of mapping I
 ident() { printf '0:0:%x:%x' $(($1 / 65536)) $(($1 % 65536)); }
+
+# store_import PREFIX [ARGS...] : `ila-syncd import` into the store from stdin
+store_import() {
+	local p=$1
+	shift
+	ila-syncd import --endpoints "$(etcd_urls)" --prefix "$p" "$@"
+}
 
 # topo_cache : a forwarding node f between client c and router r1
 #
@@ -367,8 +483,7 @@ route add fd00:1::/64 via fd00:f::1
 route add $L1::/64 via fd00:11::2
 route add $L3::/64 via fd00:11::2
 route add $L2::/64 via fd00:12::2"
-	forwarding "$f"
-	forwarding "$r1"
+	fwd "$f" "$r1"
 	ip -batch - <<<$'addr add 10.99.1.1/24 dev fleet1\naddr add 10.99.3.1/24 dev fleet3\nlink set fleet1 up\nlink set fleet3 up'
 	fleet_cfg "$s1" r1 "addr add fd00:11::2/64 dev r1 nodad
 route add fd00:1::/64 via fd00:11::1"
@@ -376,35 +491,18 @@ route add fd00:1::/64 via fd00:11::1"
 route add fd00:1::/64 via fd00:12::1"
 	srv_start s1
 	srv_start s2
-	in_ns "$s1" ip6tables-restore --noflush <<EOF2
-*mangle
--A PREROUTING -d $L1::/64 -j ILA --src-pfx $L1::/64 --dst-pfx $SIR::/64
--A PREROUTING -d $L3::/64 -j ILA --src-pfx $L3::/64 --dst-pfx $SIR::/64
-COMMIT
-EOF2
-	in_ns "$s2" ip6tables -t mangle -A PREROUTING -d $L2::/64 -j ILA --src-pfx $L2::/64 --dst-pfx $SIR::/64 \
-		--csum-mode neutral-map-auto
+	servers_translate
 }
 
 # l3_packets : packets s1 translated back from locator L3
 l3_packets() {
-	in_ns "$s1" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ && $0 ~ /2001:db8:3::\/64/ { print $1; exit }'
-}
-
-# entry_hits NS ID : the hit counter of SIR::ID's entry in map hosts of NS
-entry_hits() {
-	ilactl -n "$1" -j map get hosts "$2" | jq .hits
-}
-
-# entry_locator NS ID : the locator of ID's entry in map hosts of NS
-entry_locator() {
-	ilactl -n "$1" -j map get hosts "$2" | jq -r .locator
+	nx "$s1" ip6tables -t mangle -vxnL PREROUTING | awk '/ILA/ && $0 ~ /2001:db8:3::\/64/ { print $1; exit }'
 }
 
 # udp_storm NS FIRST N : one UDP datagram from NS to SIR::ident(I) port 9 for
 # I in FIRST .. FIRST+N-1 (perl-base only)
 udp_storm() {
-	in_ns "$1" perl -e '
+	nx "$1" perl -e '
 		use Socket qw(AF_INET6 SOCK_DGRAM inet_pton pack_sockaddr_in6);
 		my ($sir, $first, $n) = @ARGV;
 		socket(my $s, AF_INET6, SOCK_DGRAM, 0) or die "socket: $!";
@@ -412,6 +510,11 @@ udp_storm() {
 			my $a = sprintf("%s::%x:%x", $sir, int($i / 65536), $i % 65536);
 			send($s, "x", 0, pack_sockaddr_in6(9, inet_pton(AF_INET6, $a)));
 		}' "$SIR" "$2" "$3"
+}
+
+# ping_loss FILE : the packet loss ping wrote into FILE is 0%
+no_loss() {
+	grep -q ' 0% packet loss' "$1" || { cat "$1" >&2; return 1; }
 }
 
 # ---- TLS and authentication ---------------------------------------------------
@@ -450,7 +553,7 @@ etcd_tls_start() {
 		--listen-client-urls https://0.0.0.0:23794 --advertise-client-urls https://127.0.0.1:23794 \
 		--listen-peer-urls http://127.0.0.1:23804 --initial-advertise-peer-urls http://127.0.0.1:23804 \
 		--initial-cluster tls=http://127.0.0.1:23804 --client-cert-auth --trusted-ca-file "$d/ca.pem" \
-		--cert-file "$d/server.pem" --key-file "$d/server.key" --log-level error >>"$d/etcd.log" 2>&1 &
+		--cert-file "$d/server.pem" --key-file "$d/server.key" --log-level error >>"$d/etcd.log" 2>&1 3>&- &
 	echo $! >"$d/etcd.pid"
 }
 
@@ -460,4 +563,13 @@ tctl() {
 	shift
 	etcdctl --endpoints https://127.0.0.1:23794 --cacert "$d/ca.pem" --cert "$d/client.pem" \
 		--key "$d/client.key" "$@"
+}
+
+# keep_logs : the test's daemon logs into the results directory of the VM
+# run (build/check/KERNEL/fleet-logs/TEST/), for a look after a failure
+keep_logs() {
+	[ -n "${VM_RESULTS:-}" ] && [ -d "$VM_RESULTS" ] || return 0
+	local d="$VM_RESULTS/fleet-logs/$BATS_TEST_NUMBER"
+	mkdir -p "$d" && cp "$BATS_TEST_TMPDIR"/syncd-*.log "$d/" 2>/dev/null
+	true
 }
