@@ -59,6 +59,18 @@ poll() {
 	return 1
 }
 
+# jget JSON KEY : the value of the first KEY in one line of compact JSON
+# (as ila-syncd, ilactl and etcdctl write it; a string without its
+# quotes, like jq -r), without starting jq: jq takes about a second to
+# start in the TCG guest, and the polls would run it every round
+jget() {
+	local re='"'"$2"'":("([^"\\]|\\.)*"|[^,}]*)' v
+	[[ $1 =~ $re ]] || return 1
+	v=${BASH_REMATCH[1]}
+	[[ $v == \"*\" ]] && v=${v:1:-1}
+	printf '%s\n' "$v"
+}
+
 # nx NS CMD... : CMD in netns NS (busybox nsenter: no sysfs mount)
 nx() {
 	local ns=$1
@@ -104,6 +116,7 @@ etcd_member_start() {
 		--max-txn-ops 1024 --log-level error \
 		>>"$ETCD_DIR/m$n.log" 2>&1 3>&- &
 	echo $! >"$ETCD_DIR/m$n.pid"
+	disown $!
 }
 
 # etcd_member_kill N [SIG] : stop member mN (default SIGKILL)
@@ -142,7 +155,13 @@ etcd_urls() {
 
 # etcd_healthy N : at least N members answer
 etcd_healthy() {
-	[ "$(ectl endpoint health -w json 2>/dev/null | jq '[.[] | select(.health)] | length')" -ge "$1" ]
+	local out n=0
+	out=$(ectl endpoint health -w json 2>/dev/null)
+	while [[ $out == *'"health":true'* ]]; do
+		out=${out#*'"health":true'}
+		n=$((n + 1))
+	done
+	[ "$n" -ge "$1" ]
 }
 
 # etcd_leader : the number of the leader member
@@ -153,7 +172,7 @@ etcd_leader() {
 
 # store_revision : the store's current revision
 store_revision() {
-	ectl get / --limit 1 -w json | jq '.header.revision'
+	jget "$(ectl get / --limit 1 -w json)" revision
 }
 
 # endpoints_for NODE [FIRST] : the URLs node NODE (1 r1, 2 r2, 3 f) reaches
@@ -178,6 +197,7 @@ syncd_start() {
 		--prefix "$prefix" --map hosts --progress-interval 0.5 --timeout 5 "$@" \
 		>>"$BATS_TEST_TMPDIR/syncd-$ns.log" 2>&1 3>&- &
 	echo $! >"$BATS_TEST_TMPDIR/syncd-$ns.pid"
+	disown $! # killed at the end of the test: no job report
 }
 
 syncd_pid() { cat "$BATS_TEST_TMPDIR/syncd-$1.pid"; }
@@ -195,19 +215,22 @@ syncd_status() {
 	ila-syncd status -n "$1" --map hosts -j
 }
 
-# syncd_field NS FIELD : one field of NS's daemon's status
+# syncd_field NS FIELD : one field of NS's daemon's status (cache.F: F of
+# the cache object; the names are unique)
 syncd_field() {
-	syncd_status "$1" | jq -r ".$2"
+	jget "$(syncd_status "$1")" "${2#cache.}"
 }
 
 # syncd_at NS REV : NS's daemon is watching and holds revision REV or later
 syncd_at() {
-	syncd_status "$1" | jq -e --argjson r "$2" '.state == "watching" and .revision >= $r' >/dev/null
+	local s
+	s=$(syncd_status "$1") || return 1
+	[ "$(jget "$s" state)" = watching ] && [ "$(jget "$s" revision)" -ge "$2" ]
 }
 
 # syncd_stale NS : NS's daemon says its map may be behind the store
 syncd_stale() {
-	syncd_status "$1" | jq -e '.stale' >/dev/null
+	[ "$(syncd_field "$1" stale)" = true ]
 }
 
 # syncd_wait NS... : every NS's daemon caught up with the store's current revision
@@ -253,12 +276,12 @@ map_equals_store() {
 
 # entry_hits NS ID : the hit counter of SIR::ID's entry in map hosts of NS
 entry_hits() {
-	ilactl -n "$1" -j map get hosts "$2" | jq .hits
+	jget "$(ilactl -n "$1" -j map get hosts "$2")" hits
 }
 
 # entry_locator NS ID : the locator of ID's entry in map hosts of NS
 entry_locator() {
-	ilactl -n "$1" -j map get hosts "$2" | jq -r .locator
+	jget "$(ilactl -n "$1" -j map get hosts "$2")" locator
 }
 
 # locator_is NS ID LOC : ID's entry in NS's map hosts has locator LOC
@@ -266,7 +289,23 @@ locator_is() { [ "$(entry_locator "$1" "$2")" = "$3" ]; }
 
 # map_stat NS FIELD : a field of `ilactl map stats hosts` in NS
 map_stat() {
-	ilactl -n "$1" -j map stats hosts | jq -r ".$2"
+	jget "$(ilactl -n "$1" -j map stats hosts)" "$2"
+}
+
+# json_is JSON KEY=VALUE... : every KEY of JSON has VALUE (jget's form)
+json_is() {
+	local j=$1 kv v
+	shift
+	for kv in "$@"; do
+		v=$(jget "$j" "${kv%%=*}")
+		[ "$v" = "${kv#*=}" ] || { echo "$j: ${kv%%=*} is \"$v\", not \"${kv#*=}\"" >&2; return 1; }
+	done
+}
+
+# scratch_entries NS : entries of the scratch map of a full sync of hosts in
+# NS (fails without that map)
+scratch_entries() {
+	jget "$(ilactl -n "$1" -j map stats hosts.sync 2>/dev/null)" entries
 }
 
 # map_has NS ID / map_lacks NS ID : ID's entry is (not) in NS's map hosts
@@ -280,7 +319,7 @@ map_lacks() { ! map_has "$@"; }
 fleet_ns() {
 	local v ns batch=
 	for v in "$@"; do
-		ns="$v-$(rand_suffix)"
+		printf -v ns '%s-%06x' "$v" $((SRANDOM & 0xffffff))
 		batch+="netns add $ns"$'\n'
 		echo "$ns" >>"$(_ns_list)"
 		printf -v "$v" '%s' "$ns"
@@ -400,6 +439,7 @@ routers_translate() {
 # srv_start sN : sN answers "sN" on TCP port 7000 of every address it has
 srv_start() {
 	bg_run "${!1}" /dev/null socat -T30 TCP6-LISTEN:7000,fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	disown $!
 }
 
 # srv_hold sN ID... : server sN owns SIR::ID...
@@ -415,6 +455,7 @@ srv_hold() {
 srv_udp() {
 	local ns=${!1} a=$SIR::$2
 	bg_run "$ns" /dev/null socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+	disown $!
 	poll 10 nx "$ns" sh -c "ss -Huln src '[$a]:7001' | grep -q ."
 }
 
