@@ -34,7 +34,7 @@ teardown_file() {
 }
 
 setup() {
-	STAMP_T=$EPOCHREALTIME
+	STAMP_T=${EPOCHREALTIME/./}
 	TEST_T0=$EPOCHREALTIME
 }
 
@@ -81,11 +81,10 @@ teardown() {
 	srv_hold s1 "$(ident 4660)"
 	srv_hold s2 "$(ident 4661)" "$(ident 9999)"
 	srv_udp s2 "$(ident 4661)"
-	for c in "$c1" "$c2"; do
-		[ "$(tcp_ask "$c" "$(ident 4660)")" = s1 ]
-		[ "$(udp_ask "$c" "$(ident 4661)")" = s2 ]
-		[ "$(tcp_ask "$c" "$(ident 9999)")" = s2 ]
-	done
+	[ "$(tcp_ask "$c1" "$(ident 4660)")" = s1 ]
+	[ "$(udp_ask "$c1" "$(ident 4661)")" = s2 ]
+	[ "$(tcp_ask "$c2" "$(ident 9999)")" = s2 ]
+	[ "$(udp_ask "$c2" "$(ident 4661)")" = s2 ]
 	stamp traffic
 	[ "$(entry_hits "$r1" "$(ident 4660)")" -ge 1 ]
 	[ "$(entry_hits "$r2" "$(ident 9999)")" -ge 1 ]
@@ -105,29 +104,28 @@ teardown() {
 	x=$(ident 100) y=$(ident 101) # x on s1 (L1), y on s2 (L2)
 	srv_hold s1 "$x" "$y"
 	srv_hold s2 "$y"
-	# s1 receives a 1 MB stream for x from each client (20 kB every 0.1 s)
+	# s1 receives a 1.6 MB stream for x from each client (20 kB every 0.1 s)
 	# while x moves between s1's two locators (L1 <-> L3): the
 	# connections live on
 	bg_run "$s1" /dev/null socat -u TCP6-LISTEN:7002,fork,reuseaddr SYSTEM:"cat >$BATS_TEST_TMPDIR/rx.\$\$" &
 	poll 10 nx "$s1" sh -c "ss -Htln | grep -q ':7002 '"
-	head -c 1000000 /dev/urandom >"$BATS_TEST_TMPDIR/tx"
+	head -c 1600000 /dev/urandom >"$BATS_TEST_TMPDIR/tx"
 	local c pids=()
 	for c in "$c1" "$c2"; do
 		paced "$BATS_TEST_TMPDIR/tx" | nx "$c" socat -u - "TCP6:[$SIR::$x]:7002" 3>&- &
 		pids+=($!)
 	done
 	# and ping x and y through both routers all along
-	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.1 -c 100 -W 5 "$SIR::$x" &
+	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.1 -c 120 -W 5 "$SIR::$x" &
 	pids+=($!)
-	bg_run "$c2" "$BATS_TEST_TMPDIR/ping2" ping -q -i 0.1 -c 100 -W 5 "$SIR::$y" &
+	bg_run "$c2" "$BATS_TEST_TMPDIR/ping2" ping -q -i 0.1 -c 120 -W 5 "$SIR::$y" &
 	pids+=($!)
-	for l in $L3 $L1 $L3 $L1 $L3; do
+	for l in $L3 $L1 $L3; do
 		t0=$EPOCHREALTIME
 		ectl put "/t2/maps/hosts/$x" "$l"
 		poll 30 locator_is "$r1" "$x" "$l"
 		poll 30 locator_is "$r2" "$x" "$l"
 		echo "# move of $x to $l on both routers: $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s (etcdctl included)" >&3
-		nap 0.5
 	done
 	# the flows took L3 (s1's counter of its L3 rule)
 	[ "$(l3_packets)" -gt 0 ]
@@ -155,7 +153,7 @@ teardown() {
 	[ "$(map_stat "$r2" misses)" -eq 0 ]
 	map_equals_store "$r1" /t2
 	map_equals_store "$r2" /t2 again
-	grep -c "^map add hosts .* $L3 " "$BATS_TEST_TMPDIR/store" | grep -qx 51
+	[ "$(grep -c "^map add hosts .* $L3 " "$BATS_TEST_TMPDIR/store")" -eq 51 ]
 }
 
 @test "faults, 3-member cluster: the leader killed mid-stream, then quorum lost: the map keeps forwarding and says stale, recovery resumes" {
@@ -174,14 +172,14 @@ teardown() {
 	[ "$(syncd_field "$r1" endpoint)" = "http://10.99.1.1:2379$leader" ]
 	x=$(ident 10) # unchanged all along, on s1
 	srv_hold s1 "$x"
-	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.1 -c 150 -W 5 "$SIR::$x" &
+	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.1 -c 100 -W 5 "$SIR::$x" &
 	local p1=$!
-	# writes keep coming (100 transactions) while the leader is killed
+	# writes keep coming (40 transactions) while the leader is killed
 	local rev0 writer
 	rev0=$(store_revision)
-	mapping_lines 3000 | tail -n 1000 | store_import /t3 --txn-ops 10 &
+	mapping_lines 2400 | tail -n 400 | store_import /t3 --txn-ops 10 &
 	writer=$!
-	poll 60 eval "[ \$(store_revision) -ge $((rev0 + 20)) ]"
+	poll 60 eval "[ \$(store_revision) -ge $((rev0 + 5)) ]"
 	etcd_member_kill "$leader"
 	wait "$writer"
 	syncd_wait "$r1"
@@ -189,7 +187,7 @@ teardown() {
 	# r1 went on through another member
 	[ "$(syncd_field "$r1" endpoint)" != "http://10.99.1.1:2379$leader" ]
 	map_equals_store "$r1" /t3
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/store")" -eq 3000 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/store")" -eq 2400 ]
 	[ "$(syncd_field "$r1" full_syncs)" -eq 1 ]
 	# quorum lost (a second member killed): the map keeps forwarding, the
 	# status says stale
@@ -199,7 +197,7 @@ teardown() {
 	poll 60 syncd_stale "$r1"
 	stamp "quorum lost: stale"
 	[ "$(tcp_ask "$c1" "$x")" = s1 ]
-	[ "$(syncd_field "$r1" entries)" -eq 3000 ]
+	[ "$(syncd_field "$r1" entries)" -eq 2400 ]
 	ila-syncd status -n "$r1" | grep -q 'state .*(stale)'
 	syncd_field "$r1" last_error | grep -q .
 	# quorum back: the daemon resumes
@@ -222,16 +220,16 @@ teardown() {
 @test "faults: a daemon killed during its initial sync; cut off from the store (stale, keeps forwarding) while its revision is compacted: resync through a swap, no packet lost" {
 	topo_routers 1
 	routers_translate 1
-	mapping_lines 10000 | store_import /t4 --txn-ops 1000
-	stamp "topology, 10,000 mappings"
+	mapping_lines 3000 | store_import /t4 --txn-ops 1000
+	stamp "topology, 3,000 mappings"
 	# small pages: the initial sync takes a while; killed in it
-	syncd_start "$r1" 1 /t4 --page-size 20
+	syncd_start "$r1" 1 /t4 --page-size 10
 	poll 120 eval "[ \"\$(scratch_entries $r1)\" -gt 0 ]"
 	syncd_stop "$r1" KILL
 	# the live map never saw the half-loaded one
 	[ "$(map_stat "$r1" entries)" -eq 0 ]
 	[ "$(scratch_entries "$r1")" -gt 0 ]
-	[ "$(scratch_entries "$r1")" -lt 10000 ]
+	[ "$(scratch_entries "$r1")" -lt 3000 ]
 	syncd_start "$r1" 1 /t4
 	syncd_wait "$r1"
 	! scratch_entries "$r1"
@@ -241,7 +239,8 @@ teardown() {
 	local x
 	x=$(ident 10) # unchanged all along, on s1
 	srv_hold s1 "$x"
-	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.05 -c 300 -W 5 "$SIR::$x" &
+	# steady traffic to an unchanged identifier all along (stopped below)
+	bg_run "$c1" "$BATS_TEST_TMPDIR/ping1" ping -q -i 0.05 -W 5 "$SIR::$x" &
 	local p1=$!
 	# r1 loses its management link: the store is unreachable; the map
 	# keeps forwarding, the status says stale
@@ -249,7 +248,7 @@ teardown() {
 	poll 60 syncd_stale "$r1"
 	ila-syncd status -n "$r1" | grep -q 'state .*(stale)'
 	[ "$(tcp_ask "$c1" "$x")" = s1 ]
-	[ "$(syncd_field "$r1" entries)" -eq 10000 ]
+	[ "$(syncd_field "$r1" entries)" -eq 3000 ]
 	stamp "cut off: stale"
 	# changes, then the history before them is compacted away
 	ectl put /t4/maps/hosts/"$(ident 11)" "$L3"
@@ -266,9 +265,10 @@ teardown() {
 	map_equals_store "$r1" /t4
 	grep -q "^map add hosts $(ident 11) $L3 " "$BATS_TEST_TMPDIR/map-$r1"
 	! grep -q "^map add hosts $(ident 12) " "$BATS_TEST_TMPDIR/map-$r1"
-	wait "$p1"
-	no_loss "$BATS_TEST_TMPDIR/ping1"
+	ping_stop "$p1" "$BATS_TEST_TMPDIR/ping1"
+	# no packet saw the map without x (the hook drops and counts misses)
 	[ "$(map_stat "$r1" misses)" -eq 0 ]
+	[ "$(entry_hits "$r1" "$x")" -ge 20 ]
 }
 
 @test "cache mode: a miss goes via the router and installs the entry; one fetch for a burst; the watch keeps it current; idle eviction; a miss storm within size and rate" {

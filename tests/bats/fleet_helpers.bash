@@ -31,8 +31,9 @@ L3=2001:db8:3:0
 
 # stamp WHAT : elapsed seconds since the previous stamp, on the TAP output
 stamp() {
-	local now=$EPOCHREALTIME
-	echo "# $1: $(awk -v a="${STAMP_T:-$now}" -v b="$now" 'BEGIN { printf "%.1f", b - a }') s" >&3
+	local now=${EPOCHREALTIME/./} d
+	d=$(((now - ${STAMP_T:-$now}) / 100000))
+	echo "# $1: $((d / 10)).$((d % 10)) s" >&3
 	STAMP_T=$now
 }
 
@@ -553,7 +554,19 @@ udp_storm() {
 		}' "$SIR" "$2" "$3"
 }
 
-# ping_loss FILE : the packet loss ping wrote into FILE is 0%
+# ping_stop PID FILE : stop the ping PID (started without a count, output
+# in FILE) and check that every echo request but the one in flight when it
+# was stopped had its reply (at least 20 sent)
+ping_stop() {
+	local tx rx
+	kill -INT "$1"
+	wait "$1" || true
+	read -r tx rx < <(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) .*/\1 \2/p' "$2")
+	echo "# ping: $tx sent, $rx answered" >&3
+	[ "$tx" -ge 20 ] && [ "$rx" -ge $((tx - 1)) ] || { cat "$2" >&2; return 1; }
+}
+
+# no_loss FILE : the packet loss ping wrote into FILE is 0%
 no_loss() {
 	grep -q ' 0% packet loss' "$1" || { cat "$1" >&2; return 1; }
 }
