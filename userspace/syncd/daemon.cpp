@@ -443,6 +443,10 @@ void Daemon::cache_start()
 				ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
 		}
 		send_ops(*nl_main_, ops);
+		// a map holding more than --cache-size: the least recently
+		// listed entries went, as size evictions
+		std::lock_guard l2(mu_);
+		st_.cache->evicted_size += ops.size();
 	}
 	if (!entries.empty())
 		log(Level::Notice, "adopted " + std::to_string(entries.size()) + " entries of map " + o_.map);
