@@ -475,13 +475,16 @@ srv_hold() {
 	ip -n "$ns" -batch - <<<"$batch"
 }
 
-# srv_udp sN ID : sN also answers "sN" on UDP port 7001 of SIR::ID (bound
-# to it, so the answer comes from that address)
-srv_udp() {
-	local ns=${!1} a=$SIR::$2
-	bg_run "$ns" /dev/null socat -T30 UDP6-LISTEN:7001,bind="[$a]",fork,reuseaddr SYSTEM:"read -r x; echo $1" &
+# srv_udp_start sN ID : sN also answers "sN" on UDP port 7001 of SIR::ID
+# (bound to it, so the answer comes from that address); srv_udp_wait sN ID:
+# it listens
+srv_udp_start() {
+	bg_run "${!1}" /dev/null socat -T30 UDP6-LISTEN:7001,bind="[$SIR::$2]",fork,reuseaddr \
+		SYSTEM:"read -r x; echo $1" &
 	disown $!
-	poll 10 nx "$ns" sh -c "ss -Huln src '[$a]:7001' | grep -q ."
+}
+srv_udp_wait() {
+	poll 30 nx "${!1}" sh -c "ss -Huln src '[$SIR::$2]:7001' | grep -q ."
 }
 
 # tcp_ask|udp_ask CLIENT_NS ID [TIMEOUT] : the answer of the server holding SIR::ID
