@@ -234,6 +234,16 @@ syncd_stale() {
 	[ "$(syncd_field "$1" stale)" = true ]
 }
 
+# syncd_stale_for NS SECS : NS's daemon says stale and has not been current
+# for SECS seconds (lag_seconds): a passing reconnection ("connecting") is
+# stale for a moment too, this is the settled state
+syncd_stale_for() {
+	local s lag
+	s=$(syncd_status "$1") || return 1
+	lag=$(jget "$s" lag_seconds)
+	[ "$(jget "$s" stale)" = true ] && [ "${lag%.*}" -ge "$2" ]
+}
+
 # syncd_wait NS... : every NS's daemon caught up with the store's current revision
 syncd_wait() {
 	local rev ns
