@@ -443,6 +443,10 @@ void Daemon::cache_start()
 				ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
 		}
 		send_ops(*nl_main_, ops);
+		// a map holding more than --cache-size: the least recently
+		// listed entries went, as size evictions
+		std::lock_guard l2(mu_);
+		st_.cache->evicted_size += ops.size();
 	}
 	if (!entries.empty())
 		log(Level::Notice, "adopted " + std::to_string(entries.size()) + " entries of map " + o_.map);
@@ -550,7 +554,12 @@ void Daemon::monitor_loop()
 {
 	try {
 		nl_monitor_->monitor(
-			[] {},
+			[&] {
+				// subscribed: no miss from now on is lost
+				std::lock_guard lock(sleep_mu_);
+				monitor_state_ = 1;
+				sleep_cv_.notify_all();
+			},
 			[&](const ila::Command &c) {
 				if (stop_)
 					return false;
@@ -592,6 +601,11 @@ void Daemon::monitor_loop()
 	} catch (const std::exception &e) {
 		if (!stop_)
 			set_error(std::string("miss notifications: ") + e.what());
+	}
+	std::lock_guard lock(sleep_mu_);
+	if (monitor_state_ == 0) {
+		monitor_state_ = -1;
+		sleep_cv_.notify_all();
 	}
 }
 
@@ -911,6 +925,18 @@ int Daemon::run()
 	if (o_.mode == Mode::Cache && !o_.once) {
 		monitor_thread_ = std::thread([this] { monitor_loop(); });
 		fetch_thread_ = std::thread([this] { fetcher_loop(); });
+		// Ready (READY=1, the status's "watching") only once the misses
+		// reach us: a miss notified before the subscription is lost, and
+		// its packet's flow would wait for the next one.
+		std::unique_lock lock(sleep_mu_);
+		while (!sleep_cv_.wait_for(lock, std::chrono::milliseconds(200),
+					   [&] { return monitor_state_ != 0 || stop_; }))
+			;
+		if (monitor_state_ < 0) {
+			lock.unlock();
+			stop();
+			return 1;
+		}
 	}
 
 	double backoff = 0.1;

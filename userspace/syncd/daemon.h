@@ -123,6 +123,9 @@ private:
 	std::deque<std::uint64_t> fetch_q_;
 	bool cache_reload_ = false;
 	Clock::time_point next_sweep_;
+	// cache mode: the monitor thread has joined the miss notifications'
+	// group (1) or failed to (-1); under sleep_mu_, sleep_cv_ wakes run()
+	int monitor_state_ = 0;
 };
 
 } // namespace syncd
