@@ -120,12 +120,15 @@ etcd_member_start() {
 	disown $!
 }
 
+# kill_wait PID SIG : send SIG to PID and wait (30 s at most) for it to be gone
+kill_wait() {
+	kill "-$2" "$1" 2>/dev/null || true
+	poll 30 eval "! kill -0 $1"
+}
+
 # etcd_member_kill N [SIG] : stop member mN (default SIGKILL)
 etcd_member_kill() {
-	local pid
-	pid=$(cat "$ETCD_DIR/m$1.pid")
-	kill "-${2:-KILL}" "$pid" 2>/dev/null || true
-	poll 30 eval "! kill -0 $pid"
+	kill_wait "$(cat "$ETCD_DIR/m$1.pid")" "${2:-KILL}"
 }
 
 # etcd_stop [N...] : members N... (default: every member of the store)
@@ -205,10 +208,7 @@ syncd_pid() { cat "$BATS_TEST_TMPDIR/syncd-$1.pid"; }
 
 # syncd_stop NS [SIG] : stop NS's ila-syncd and wait for it to be gone
 syncd_stop() {
-	local pid
-	pid=$(syncd_pid "$1")
-	kill "-${2:-TERM}" "$pid" 2>/dev/null || true
-	poll 30 eval "! kill -0 $pid"
+	kill_wait "$(syncd_pid "$1")" "${2:-TERM}"
 }
 
 # syncd_status NS : `ila-syncd status --map hosts -j` of NS
