@@ -41,8 +41,9 @@
 #          packets find their connection evicted (early drop of a random
 #          unreplied one) and make a new one, which evicts another; the
 #          rest are the second packet of a connection (recorded) or later.
-#          Logged per round: new connections, records, refused inserts,
-#          reclaimed entries per packet, and entries vs connections
+#          Recorded per round (CSV): new connections, records, hits,
+#          refused inserts and reclaimed entries per 1000 packets, and
+#          entries vs connections
 #   b_tstamp   b while a socket in the router netns asks for receive
 #          timestamps (SO_TIMESTAMP): every received packet is stamped
 #          (only when BENCH_RTC_CONFIGS names it: a diagnostic row)
@@ -294,18 +295,19 @@ unset _row _n
 # timestamps (SO_TIMESTAMP): the kernel then stamps every packet it
 # receives, in every netns (the netstamp_needed static key), on each veth
 # hop. A candidate for the slow mode (bench/README.md, "Two modes").
-TSTAMP_PID=
+# (_on runs in a command substitution, whose end must not wait for the
+# socket's process: no inherited output; its pid goes through a file)
 cfg_b_tstamp_on() {
 	cfg_b_on || return 1
 	in_rtr perl -e 'use Socket; socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
-		setsockopt($s, SOL_SOCKET, 29, 1) or die "SO_TIMESTAMP: $!"; sleep 100000' &
-	TSTAMP_PID=$!
-	echo $TSTAMP_PID >/tmp/bench-tstamp-pid
+		setsockopt($s, SOL_SOCKET, 29, 1) or die "SO_TIMESTAMP: $!"; sleep 100000' \
+		</dev/null >/dev/null 2>/tmp/bench-tstamp-err &
+	echo $! >/tmp/bench-tstamp-pid
 	sleep 1
+	kill -0 $! 2>/dev/null || { echo "the SO_TIMESTAMP socket died: $(cat /tmp/bench-tstamp-err)"; return 1; }
 }
 cfg_b_tstamp_off() {
 	kill "$(cat /tmp/bench-tstamp-pid 2>/dev/null)" 2>/dev/null
-	pkill -f 'SO_TIMESTAMP' 2>/dev/null
 	cfg_b_off
 	sleep 1
 }
@@ -330,7 +332,7 @@ stat_col() {
 ct_stat() { stat_col /proc/net/stat/nf_conntrack "$1"; }
 rtc_col() { stat_col /proc/net/stat/nf_conntrack_rtcache "$1"; }
 CTFULL_COLS="early_drop drop"
-RTC_CTFULL_COLS="inserts reclaimed insert_failed churn_limited hits misses"
+RTC_CTFULL_COLS="inserts reclaimed insert_failed churn_limited hits"
 ctfull_snap() {
 	local c
 	for c in $CTFULL_COLS; do echo "ct_$c $(ct_stat $c)"; done
@@ -347,7 +349,7 @@ ctfull_warm() { ctfull_snap >/tmp/bench-ctfull0; }
 # ctfull_report ROW : what happened during the measurement, per delivered
 # packet, and the table sizes at its end
 ctfull_report() {
-	local k v rx0 rx1 d line=
+	local k v rx0 rx1 d
 	declare -A a
 	while read -r k v; do a[$k]=$v; done </tmp/bench-ctfull0
 	rx0=${a[rx]}
@@ -357,10 +359,6 @@ ctfull_report() {
 	done < <(ctfull_snap)
 	d=$((rx1 - rx0))
 	[ "$d" -gt 0 ] || return 0
-	for k in ct_early_drop ct_drop rtc_inserts rtc_reclaimed rtc_insert_failed rtc_churn_limited rtc_hits rtc_misses; do
-		line+=" $k=${a[$k]:-0}"
-	done
-	log "IPv$FAM $1: $d packets delivered;$line; at the end: $(in_rtr conntrack -C 2>/dev/null) connections, $(rtc_entries) rtcache entries"
 	# (conntrack counts no confirmed insert; at a full table every new
 	# connection evicts one: early drops are the new connections)
 	csv "rtcache,$FAM,$1,,ct_new_per_kpkt=$((a[ct_early_drop] * 1000 / d))"
