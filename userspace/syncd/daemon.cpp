@@ -14,6 +14,7 @@
 #include "ila_notation.h"
 #include "log.h"
 #include "netns.h"
+#include "range_pager.h"
 #include "schema.h"
 
 namespace syncd {
@@ -322,32 +323,33 @@ void Daemon::full_sync()
 	bad_logged_ = 0;
 	std::int64_t rev = 0;
 	std::uint64_t keys = 0;
-	std::string key = key_prefix_;
 	std::vector<std::uint64_t> line_ident;
 	ila::BatchSender sender(nl, 256 * 1024, true);
-	for (;;) {
+	struct Stopped {};
+	auto range = [this](const std::string &k, const std::string &e, std::int64_t r, std::uint32_t limit) {
 		if (stop_)
-			return;
-		RangePage page = etcd_->range(key, range_end_, rev, o_.page_size);
-		if (rev == 0)
-			rev = page.revision;
-		for (const auto &kv : page.kvs) {
-			keys++;
-			auto id = key_ident(kv.key, true);
-			if (!id)
-				continue;
-			auto m = value_mapping(kv.key, kv.value);
-			if (!m)
-				continue;
-			ila::Command c = map_cmd(ila::Op::Add, scratch_, *id);
-			c.locator = m->locator;
-			c.csum_mode = m->csum_mode;
-			line_ident.push_back(*id);
-			sender.add(c, line_ident.size());
-		}
-		if (!page.more || page.kvs.empty())
-			break;
-		key = page.kvs.back().key + '\0';
+			throw Stopped{};
+		return etcd_->range(k, e, r, limit);
+	};
+	try {
+		rev = read_range(range, key_prefix_, range_end_, o_.page_size, [&](const RangePage &page) {
+			for (const auto &kv : page.kvs) {
+				keys++;
+				auto id = key_ident(kv.key, true);
+				if (!id)
+					continue;
+				auto m = value_mapping(kv.key, kv.value);
+				if (!m)
+					continue;
+				ila::Command c = map_cmd(ila::Op::Add, scratch_, *id);
+				c.locator = m->locator;
+				c.csum_mode = m->csum_mode;
+				line_ident.push_back(*id);
+				sender.add(c, line_ident.size());
+			}
+		});
+	} catch (const Stopped &) {
+		return;
 	}
 	sender.finish();
 	for (const auto &f : sender.failures()) {
@@ -856,8 +858,8 @@ void Daemon::progress_loop()
 {
 	// A watch is given up when it was asked for its progress and has been
 	// waiting for an answer for LIMIT: not while the daemon is busy
-	// applying (it is not reading), nor right after the process was
-	// stopped or starved (the tick came late: answers may be queued).
+	// applying (it is not reading); the clocks start again when the
+	// process was stopped or starved (the tick came late).
 	const auto limit = std::chrono::duration<double>(3 * o_.progress_interval + o_.timeout);
 	const auto late = std::chrono::duration<double>(2 * o_.progress_interval + 1);
 	auto last_tick = Clock::now();
@@ -869,7 +871,14 @@ void Daemon::progress_loop()
 		std::lock_guard lock(stream_mu_);
 		if (!stream_ || stop_)
 			continue;
-		if (progress_pending_ && in_read_ && !starved && t - read_since_ > limit && t - pending_since_ > limit) {
+		if (starved) {
+			// the time the process did not run is nobody's delay: the
+			// server gets the whole LIMIT again (after a SIGSTOP it may
+			// have a backlog of events to send first)
+			pending_since_ = t;
+			read_since_ = t;
+		}
+		if (progress_pending_ && in_read_ && t - read_since_ > limit && t - pending_since_ > limit) {
 			log(Level::Warning, "no answer from " + stream_->endpoint() + " for " +
 						    format_seconds(std::chrono::duration<double>(t - pending_since_).count()) +
 						    " s: trying another endpoint");

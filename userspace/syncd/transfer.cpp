@@ -13,6 +13,7 @@
 #include "command.h"
 #include "etcd_client.h"
 #include "ila_notation.h"
+#include "range_pager.h"
 #include "schema.h"
 
 namespace syncd {
@@ -25,19 +26,13 @@ constexpr int kExitUsage = 2;
 // Every key below KEY_PREFIX, read in pages at one revision.
 template <class Fn> std::int64_t for_each_key(EtcdClient &etcd, const std::string &key_prefix, std::uint32_t page_size, Fn fn)
 {
-	const std::string end = prefix_range_end(key_prefix);
-	std::string key = key_prefix;
-	std::int64_t rev = 0;
-	for (;;) {
-		RangePage page = etcd.range(key, end, rev, page_size);
-		if (rev == 0)
-			rev = page.revision;
+	auto range = [&etcd](const std::string &k, const std::string &e, std::int64_t r, std::uint32_t limit) {
+		return etcd.range(k, e, r, limit);
+	};
+	return read_range(range, key_prefix, prefix_range_end(key_prefix), page_size, [&](const RangePage &page) {
 		for (const auto &kv : page.kvs)
 			fn(kv);
-		if (!page.more || page.kvs.empty())
-			return rev;
-		key = page.kvs.back().key + '\0';
-	}
+	});
 }
 
 // Transactions in flight at once: etcd commits concurrent proposals
