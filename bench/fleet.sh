@@ -141,7 +141,7 @@ log "kernel $(uname -r), $N mappings, $ROUNDS rounds"
 etcd_up s1 24379 24380 s1=http://127.0.0.1:24380 restore "$BENCH_OUT/fleet-$N.snap"
 wait_for 300 etcdctl --endpoints 127.0.0.1:24379 endpoint health || exit 1
 EP=http://127.0.0.1:24379
-sync_rates=() batch_rates=() sync_secs=() batch_secs=()
+sync_rates=() batch_rates=() sync_secs=() batch_secs=() read_secs=()
 for ((r = 1; r <= ROUNDS; r++)); do
 	# ilactl -b: "ilactl: N commands in B batches, S s, R commands/s"
 	out=$(ilactl -n bn -v -b "$BENCH_OUT/fleet-$N.batch" 2>&1)
@@ -161,7 +161,16 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	sync_rates+=("$rate") sync_secs+=("$s")
 	csv sync_per_s "$r" "$rate"
 	ilactl -n bn map destroy hosts
+	# the same read from etcd alone (paged the same way, no kernel): how
+	# much of the sync is the store serving the keys
+	t0=$(now)
+	keys=$(ila-syncd export --endpoints "$EP" --prefix /b --map hosts 2>>"$LOG" | grep -c '^map add')
+	s=$(secs "$t0" "$(now)")
+	log "round $r: ila-syncd export: $keys mappings in $s s"
+	read_secs+=("$s")
+	csv read_secs "$r" "$s"
 done
+READ_SECS=$(echo "${read_secs[*]}" | median)
 SYNC_RATE=$(echo "${sync_rates[*]}" | median)
 SYNC_SECS=$(echo "${sync_secs[*]}" | median)
 BATCH_RATE=$(echo "${batch_rates[*]}" | median)
@@ -276,6 +285,7 @@ grp() { LC_ALL=en_US.UTF-8 printf "%'.0f" "$1" 2>/dev/null || printf '%s' "$1"; 
 	echo "| initial sync of $(grp "$N") mappings, \`ila-syncd --once\` (full mode, one etcd member) | ${SYNC_SECS} s, $(grp "$SYNC_RATE") entries/s |"
 	echo "| the same entries with \`ilactl -b\` from a file | ${BATCH_SECS} s, $(grp "$BATCH_RATE") entries/s |"
 	echo "| initial sync rate / \`ilactl -b\` rate (goal >= 50%) | ${pct}% |"
+	echo "| of it, reading the $(grp "$N") keys from etcd alone (\`ila-syncd export\`, no kernel) | ${READ_SECS} s |"
 	echo "| propagation put -> map, both routers, at $(grp "$MOVES") moves/s (3-member cluster): p50 | ${P50} ms |"
 	echo "| same, p99 (goal < 500 ms) | ${P99} ms |"
 	echo "| events applied per second, from a backlog of $(grp $BACKLOG) | $(grp "$EVS")/s |"

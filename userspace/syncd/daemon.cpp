@@ -754,6 +754,7 @@ void Daemon::watch_once()
 		std::lock_guard lock(stream_mu_);
 		stream_ = stream.get();
 		progress_pending_ = false;
+		slow_waits_ = 0;
 		if (stop_ || resync_)
 			stream_->cancel();
 	}
@@ -780,6 +781,7 @@ void Daemon::watch_once()
 			std::lock_guard lock(stream_mu_);
 			in_read_ = false;
 			progress_pending_ = false;
+			slow_waits_ = 0;
 		}
 		if (!ok)
 			break;
@@ -857,9 +859,10 @@ void Daemon::watch_once()
 void Daemon::progress_loop()
 {
 	// A watch is given up when it was asked for its progress and has been
-	// waiting for an answer for LIMIT: not while the daemon is busy
-	// applying (it is not reading); the clocks start again when the
-	// process was stopped or starved (the tick came late).
+	// waiting for an answer for LIMIT and its member does not answer a
+	// read either: not while the daemon is busy applying (it is not
+	// reading); the clocks start again when the process was stopped or
+	// starved (the tick came late).
 	const auto limit = std::chrono::duration<double>(3 * o_.progress_interval + o_.timeout);
 	const auto late = std::chrono::duration<double>(2 * o_.progress_interval + 1);
 	auto last_tick = Clock::now();
@@ -868,7 +871,7 @@ void Daemon::progress_loop()
 		const auto t = Clock::now();
 		const bool starved = t - last_tick > late;
 		last_tick = t;
-		std::lock_guard lock(stream_mu_);
+		std::unique_lock lock(stream_mu_);
 		if (!stream_ || stop_)
 			continue;
 		if (starved) {
@@ -879,9 +882,28 @@ void Daemon::progress_loop()
 			read_since_ = t;
 		}
 		if (progress_pending_ && in_read_ && t - read_since_ > limit && t - pending_since_ > limit) {
-			log(Level::Warning, "no answer from " + stream_->endpoint() + " for " +
-						    format_seconds(std::chrono::duration<double>(t - pending_since_).count()) +
+			// a member that answers a read (up, in a quorum) is busy
+			// sending a backlog of events, not gone: moving to another
+			// would start that backlog over. Waited for up to ten times.
+			const WatchStream *s = stream_;
+			const std::string ep = s->endpoint();
+			const double waited = std::chrono::duration<double>(t - pending_since_).count();
+			lock.unlock();
+			const bool alive = slow_waits_ < 10 && etcd_->answers(ep, key_prefix_);
+			lock.lock();
+			if (stream_ != s || stop_)
+				continue;
+			if (alive) {
+				if (slow_waits_++ == 0)
+					log(Level::Notice, "the watch on " + ep + " has not answered for " +
+								   format_seconds(waited) +
+								   " s but the member answers reads: waiting for it");
+				pending_since_ = read_since_ = Clock::now();
+				continue;
+			}
+			log(Level::Warning, "no answer from " + ep + " for " + format_seconds(waited) +
 						    " s: trying another endpoint");
+			slow_waits_ = 0;
 			stream_->cancel();
 			continue;
 		}

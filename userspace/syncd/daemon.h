@@ -108,6 +108,7 @@ private:
 	WatchStream *stream_ = nullptr;
 	bool in_read_ = false, progress_pending_ = false;
 	Clock::time_point read_since_, pending_since_;
+	int slow_waits_ = 0; // times the watch's member answered a read while the watch did not
 
 	// status, under mu_
 	mutable std::mutex mu_;

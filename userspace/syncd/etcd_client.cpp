@@ -286,6 +286,21 @@ RangePage EtcdClient::range(const std::string &key, const std::string &end, std:
 	return page;
 }
 
+bool EtcdClient::answers(const std::string &endpoint, const std::string &key)
+{
+	for (auto &ep : eps_) {
+		if (ep.ep.url != endpoint)
+			continue;
+		etcdserverpb::RangeRequest req;
+		req.set_key(key);
+		req.set_keys_only(true);
+		etcdserverpb::RangeResponse resp;
+		auto ctx = context(false);
+		return ep.kv->Range(ctx.get(), req, &resp).ok();
+	}
+	return false;
+}
+
 std::vector<std::optional<KeyValue>> EtcdClient::get_many(const std::vector<std::string> &keys,
 							  std::int64_t &revision)
 {
@@ -343,7 +358,12 @@ std::unique_ptr<WatchStream> EtcdClient::watch(const std::string &key, const std
 	c->set_range_end(end);
 	c->set_start_revision(start_rev);
 	c->set_progress_notify(true);
-	c->set_fragment(true);
+	// no fragments: this client takes messages of any size, and etcd 3.4
+	// splits a response into fragments at a cost that grows with the
+	// square of its events (sendFragments() sizes the fragment again after
+	// each event added): a backlog of 30,000 events then takes it longer
+	// than the progress check waits, on every member in turn
+	c->set_fragment(false);
 	std::lock_guard lock(w->write_mu_);
 	w->rw_->Write(req); // a failure shows in the first read
 	return w;

@@ -99,6 +99,10 @@ public:
 	// Puts and deletes in one transaction; returns its revision.
 	std::int64_t write_txn(const std::vector<std::pair<std::string, std::string>> &puts,
 			       const std::vector<std::string> &deletes);
+	// Whether ENDPOINT answers a linearizable read of the one key KEY within
+	// the timeout: the member is up and in a quorum (no other endpoint is
+	// tried).
+	bool answers(const std::string &endpoint, const std::string &key);
 	// Opens a watch of [KEY, END) from START_REV on the current endpoint;
 	// the caller reads the "created" response itself.
 	std::unique_ptr<WatchStream> watch(const std::string &key, const std::string &end,
