@@ -107,6 +107,7 @@ csv() { echo "fleet,,$1,$2,$3" >>"$CSV"; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # user + system, 1/100 s
 wait_for() { # wait_for SECONDS CMD... : poll CMD every 0.2 s
 	local t=$1 i
 	shift
@@ -116,7 +117,11 @@ wait_for() { # wait_for SECONDS CMD... : poll CMD every 0.2 s
 }
 status_of() { ila-syncd status -n "$1" --map "$2" -j; }
 entries_at() { [ "$(ilactl -n "$1" -j map stats "$2" | jq .entries)" -ge "$3" ]; }
-watching_at() { status_of "$1" "$2" | jq -e --argjson r "$3" '.state == "watching" and .revision >= $r'; }
+# (jq -e succeeds on no input: a daemon not answering yet is not watching)
+watching_at() {
+	local s
+	s=$(status_of "$1" "$2") && [ -n "$s" ] && jq -e --argjson r "$3" '.state == "watching" and .revision >= $r' <<<"$s"
+}
 
 # etcd_up NAME CLIENT PEER CLUSTER [restore SNAP] : a member in the VM's netns
 etcd_up() {
@@ -141,7 +146,7 @@ log "kernel $(uname -r), $N mappings, $ROUNDS rounds"
 etcd_up s1 24379 24380 s1=http://127.0.0.1:24380 restore "$BENCH_OUT/fleet-$N.snap"
 wait_for 300 etcdctl --endpoints 127.0.0.1:24379 endpoint health || exit 1
 EP=http://127.0.0.1:24379
-sync_rates=() batch_rates=() sync_secs=() batch_secs=() read_secs=()
+sync_rates=() batch_rates=() sync_secs=() batch_secs=() etcd_cpus=() syncd_cpus=()
 for ((r = 1; r <= ROUNDS; r++)); do
 	# ilactl -b: "ilactl: N commands in B batches, S s, R commands/s"
 	out=$(ilactl -n bn -v -b "$BENCH_OUT/fleet-$N.batch" 2>&1)
@@ -151,8 +156,20 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	batch_rates+=("$rate") batch_secs+=("$s")
 	csv ilactl_b_per_s "$r" "$rate"
 	ilactl -n bn map destroy hosts
-	# ila-syncd --once: "full sync at revision R from URL: E entries of K keys in S s, R keys/s, swapped in"
-	out=$(ila-syncd --once --netns bn --endpoints "$EP" --prefix /b --map hosts 2>&1)
+	# ila-syncd --once: "full sync at revision R from URL: E entries of K keys in S s, R keys/s, swapped in";
+	# the CPU time etcd and the daemon (user + kernel) spend in it
+	e0=$(cpu_ticks "$(cat $W/s1.pid)")
+	TIMEFORMAT='%U %S'
+	{ time ila-syncd --once --netns bn --endpoints "$EP" --prefix /b --map hosts >$W/once.out 2>&1; } 2>$W/once.time
+	e1=$(cpu_ticks "$(cat $W/s1.pid)")
+	out=$(cat $W/once.out)
+	read -r u k <$W/once.time
+	cpu_etcd=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
+	cpu_syncd=$(awk -v u="$u" -v k="$k" 'BEGIN { printf "%.2f", u + k }')
+	log "round $r: CPU etcd $cpu_etcd s, ila-syncd $cpu_syncd s (user $u, kernel $k)"
+	etcd_cpus+=("$cpu_etcd") syncd_cpus+=("$cpu_syncd")
+	csv sync_cpu_etcd_s "$r" "$cpu_etcd"
+	csv sync_cpu_syncd_s "$r" "$cpu_syncd"
 	log "round $r: $(grep 'full sync' <<<"$out")"
 	rate=$(sed -n 's/.* keys in \([0-9.]*\) s, \([0-9]*\) keys\/s.*/\2/p' <<<"$out")
 	s=$(sed -n 's/.* keys in \([0-9.]*\) s, .*/\1/p' <<<"$out")
@@ -161,16 +178,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	sync_rates+=("$rate") sync_secs+=("$s")
 	csv sync_per_s "$r" "$rate"
 	ilactl -n bn map destroy hosts
-	# the same read from etcd alone (paged the same way, no kernel): how
-	# much of the sync is the store serving the keys
-	t0=$(now)
-	keys=$(ila-syncd export --endpoints "$EP" --prefix /b --map hosts 2>>"$LOG" | grep -c '^map add')
-	s=$(secs "$t0" "$(now)")
-	log "round $r: ila-syncd export: $keys mappings in $s s"
-	read_secs+=("$s")
-	csv read_secs "$r" "$s"
 done
-READ_SECS=$(echo "${read_secs[*]}" | median)
+CPU_ETCD=$(echo "${etcd_cpus[*]}" | median)
+CPU_SYNCD=$(echo "${syncd_cpus[*]}" | median)
 SYNC_RATE=$(echo "${sync_rates[*]}" | median)
 SYNC_SECS=$(echo "${sync_secs[*]}" | median)
 BATCH_RATE=$(echo "${batch_rates[*]}" | median)
@@ -274,9 +284,9 @@ for n in 1 2 3; do kill "$(cat $W/c$n.pid)"; done
 wait 2>/dev/null
 
 # ---- report ------------------------------------------------------------------------------
-pct=$(awk -v a="$SYNC_RATE" -v b="$BATCH_RATE" 'BEGIN { printf "%.0f", b > 0 ? 100 * a / b : 0 }')
+pct=$(awk -v a="$SYNC_RATE" -v b="$BATCH_RATE" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
 mem=$(awk -v a="$CACHEN" -v b="$CACHE0" -v n="$N" 'BEGIN { printf "%.0f", (a - b) / 1024 * 1000000 / n }')
-grp() { LC_ALL=en_US.UTF-8 printf "%'.0f" "$1" 2>/dev/null || printf '%s' "$1"; }
+grp() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; } # 1000000 -> 1,000,000 (the guest has no locales)
 {
 	echo "**ILA fleet: ila-syncd and etcd 3.4** (guest time of the instruction-counting VM, medians of $ROUNDS rounds)"
 	echo
@@ -285,7 +295,7 @@ grp() { LC_ALL=en_US.UTF-8 printf "%'.0f" "$1" 2>/dev/null || printf '%s' "$1"; 
 	echo "| initial sync of $(grp "$N") mappings, \`ila-syncd --once\` (full mode, one etcd member) | ${SYNC_SECS} s, $(grp "$SYNC_RATE") entries/s |"
 	echo "| the same entries with \`ilactl -b\` from a file | ${BATCH_SECS} s, $(grp "$BATCH_RATE") entries/s |"
 	echo "| initial sync rate / \`ilactl -b\` rate (goal >= 50%) | ${pct}% |"
-	echo "| of it, reading the $(grp "$N") keys from etcd alone (\`ila-syncd export\`, no kernel) | ${READ_SECS} s |"
+	echo "| of it, CPU time of etcd serving the range / of ila-syncd (decoding, parsing, netlink, the kernel's inserts) | ${CPU_ETCD} s / ${CPU_SYNCD} s |"
 	echo "| propagation put -> map, both routers, at $(grp "$MOVES") moves/s (3-member cluster): p50 | ${P50} ms |"
 	echo "| same, p99 (goal < 500 ms) | ${P99} ms |"
 	echo "| events applied per second, from a backlog of $(grp $BACKLOG) | $(grp "$EVS")/s |"

@@ -460,8 +460,9 @@ void Daemon::revalidate()
 	set_state("syncing");
 	const auto t0 = Clock::now();
 	// the watch resumes after the first read: changes made while the
-	// cached entries are read again are seen twice, never missed
-	RangePage first = etcd_->range(key_prefix_, range_end_, 0, 1);
+	// cached entries are read again are seen twice, never missed (one key:
+	// etcd 3.4 would walk a whole range to count it)
+	RangePage first = etcd_->range(key_prefix_, "", 0, 1);
 	std::vector<std::uint64_t> ids;
 	{
 		std::lock_guard lock(cache_mu_);
