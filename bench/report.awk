@@ -193,9 +193,8 @@ END {
 	kvline("bytes_per_conn", " B", "Kernel memory per connection (growth of Slab + VmallocUsed + Percpu over the warm-up, slab caches shrunk before each reading, / connections; median of the rounds)")
 	kvline("flush_ns_per_entry", " guest-ns", "rtcache flush walk (sysctl nf_conntrack_rtcache_flush=1, the walk of a link going down, synchronous under RTNL), per entry")
 	kvline("ctflush_ms", " guest-ms", "conntrack -F of all the row's connections")
-	kvline("route_change_us", " guest-us", "A route change in the router (ip route add + del of a blackhole route) with the row's connections in place")
 	kvline("pass_ns_per_pkt", " guest-ns", "One packet per connection, steady (whole path per packet, as the rows)")
-	kvline("pass_rtchg_ns_per_pkt", " guest-ns", "The same pass right after that route change (every cached route stale: each connection records again)")
+	kvline("pass_rtchg_ns_per_pkt", " guest-ns", "The same pass right after a route change toward the receiver (a host route added and deleted: every cached route of the flows stale, each connection records again)")
 	kvline("reclaim_per_s", " entries/guest-s", "rtcache reclaim after conntrack -F, no traffic (the bounded background rate)")
 	# conntrack full and churning (b_ctfull, c_ctfull): per 1000 packets
 	# delivered during the measurement, and the table at its end
