@@ -889,8 +889,9 @@ void Daemon::progress_loop()
 			const WatchStream *s = stream_;
 			const std::string ep = s->endpoint();
 			const double waited = std::chrono::duration<double>(t - pending_since_).count();
+			const bool may_wait = slow_waits_ < 10;
 			lock.unlock();
-			const bool alive = slow_waits_ < 10 && etcd_->answers(ep, key_prefix_);
+			const bool alive = may_wait && etcd_->answers(ep, key_prefix_);
 			lock.lock();
 			if (stream_ != s || stop_)
 				continue;

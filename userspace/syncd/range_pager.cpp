@@ -128,15 +128,14 @@ void RangePager::advance(std::size_t n, std::string_view first, std::string_view
 		set_window(0);
 		return;
 	}
-	const Pos wend = bounded ? position(window_end_) : end_ == std::string(1, '\0') ? kMax : position(end_);
-	if (more && (!bounded || n == std::size_t(count))) {
+	if (more && !bounded) {
 		// a page of an unbounded read: the spread of its keys
 		const Pos a = position(first), b = position(last);
 		start_ = std::string(last) + '\0';
 		set_window(n >= 2 ? std::max<Pos>(scale(b - a, target, Pos(n - 1)), 1) : window_);
 	} else if (more) {
 		// COUNT - N keys are left in [last, window end): that density
-		const Pos at = position(last);
+		const Pos wend = position(window_end_), at = position(last);
 		const Pos rest = std::max<std::int64_t>(count - std::int64_t(n), 1);
 		start_ = std::string(last) + '\0';
 		set_window(std::max<Pos>(scale(wend > at ? wend - at : 1, target, rest), 1));
