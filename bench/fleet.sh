@@ -18,7 +18,8 @@
 #     syncing 1,000,000.
 #  3. Propagation: a 3-member cluster, two routers (netns) each kept by a
 #     full-mode ila-syncd; ila_syncd_bench moves identifiers at 1,000 a
-#     second and times each put until both kernel maps report it.
+#     second and times each put until both kernel maps report it: one
+#     move per put, then ten moves per transaction (--batch 10).
 #  4. Events applied per second: a daemon stopped (SIGSTOP) while 100,000
 #     puts are written, then continued: backlog / time to catch up.
 set -u
@@ -220,7 +221,7 @@ kill "$(cat $W/s1.pid)"
 wait 2>/dev/null
 rm -rf "$W/s1"
 
-# ---- 3. propagation at 1,000 moves/s, 4. events per second ----------------------------
+# ---- 3. propagation at 1,000 moves/s (one per put, ten per transaction), 4. events per second ----------------------------
 cluster=c1=http://127.0.0.1:25381,c2=http://127.0.0.1:25382,c3=http://127.0.0.1:25383
 for n in 1 2 3; do etcd_up "c$n" "2537$n" "2538$n" "$cluster"; done
 EPS=http://127.0.0.1:25371,http://127.0.0.1:25372,http://127.0.0.1:25373
@@ -237,23 +238,28 @@ done
 rev=$(etcdctl --endpoints 127.0.0.1:25371 get / --limit 1 -w json | jq .header.revision)
 wait_for 120 watching_at ra hosts "$rev"
 wait_for 120 watching_at rb hosts "$rev"
-p50s=() p99s=() rates=()
-for ((r = 1; r <= ROUNDS; r++)); do
-	out=$(ila_syncd_bench --endpoints "$EPS" --prefix /p --map hosts --netns ra,rb --rate 1000 --count 10000 \
-		--idents 1000 2>>"$LOG")
-	log "round $r: $(tr '\n' ';' <<<"$out")"
-	read -r _ _ p50 _ p99 max seen <<<"$(grep '^latency all' <<<"$out")"
-	rate=$(awk '/^rate/ { print $2 }' <<<"$out")
-	p50s+=("$p50") p99s+=("$p99") rates+=("$rate")
-	csv latency_p50_ms "$r" "$p50"
-	csv latency_p99_ms "$r" "$p99"
-	csv latency_max_ms "$r" "$max"
-	csv latency_seen "$r" "$seen"
-	csv moves_per_s "$r" "$rate"
-done
-P50=$(echo "${p50s[*]}" | median)
-P99=$(echo "${p99s[*]}" | median)
-MOVES=$(echo "${rates[*]}" | median)
+# moves one per put (PUT1) and ten per transaction (PUT10, an orchestrator
+# moving several identifiers at once): same rate asked, latency per move
+propagation() { # propagation BATCH CSV_SUFFIX -> P50 P99 MOVES
+	local b=$1 sfx=$2 r out p50 p99 max seen rate
+	local -a p50s=() p99s=() rates=()
+	for ((r = 1; r <= ROUNDS; r++)); do
+		out=$(ila_syncd_bench --endpoints "$EPS" --prefix /p --map hosts --netns ra,rb --rate 1000 --count 10000 \
+			--idents 1000 --batch "$b" 2>>"$LOG")
+		log "round $r, $b per transaction: $(tr '\n' ';' <<<"$out")"
+		read -r _ _ p50 _ p99 max seen <<<"$(grep '^latency all' <<<"$out")"
+		rate=$(awk '/^rate/ { print $2 }' <<<"$out")
+		p50s+=("$p50") p99s+=("$p99") rates+=("$rate")
+		csv "latency_p50_ms$sfx" "$r" "$p50"
+		csv "latency_p99_ms$sfx" "$r" "$p99"
+		csv "latency_max_ms$sfx" "$r" "$max"
+		csv "latency_seen$sfx" "$r" "$seen"
+		csv "moves_per_s$sfx" "$r" "$rate"
+	done
+	echo "$(echo "${p50s[*]}" | median) $(echo "${p99s[*]}" | median) $(echo "${rates[*]}" | median)"
+}
+read -r P50 P99 MOVES <<<"$(propagation 1 "")"
+read -r P50B P99B MOVESB <<<"$(propagation 10 _batch10)"
 
 # 4. a backlog of 100,000 puts (new identifiers), one daemon at a time
 BACKLOG=100000
@@ -298,6 +304,7 @@ grp() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; } # 1000000 -> 1,000,000 (the 
 	echo "| of it, CPU time of etcd serving the range / of ila-syncd (decoding, parsing, netlink, the kernel's inserts) | ${CPU_ETCD} s / ${CPU_SYNCD} s |"
 	echo "| propagation put -> map, both routers, at $(grp "$MOVES") moves/s (3-member cluster): p50 | ${P50} ms |"
 	echo "| same, p99 (goal < 500 ms) | ${P99} ms |"
+	echo "| propagation at $(grp "$MOVESB") moves/s in transactions of 10 moves: p50 / p99 | ${P50B} / ${P99B} ms |"
 	echo "| events applied per second, from a backlog of $(grp $BACKLOG) | $(grp "$EVS")/s |"
 	echo "| cache mode: daemon memory per 1,000,000 cached entries (RSS with $(grp "$N") minus empty) | ${mem} MB |"
 	echo "| full mode: daemon peak RSS while syncing $(grp "$N") | $((FULL_HWM / 1024)) MB |"

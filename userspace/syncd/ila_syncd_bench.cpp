@@ -6,10 +6,12 @@
 // put request to the map, on each router. Built, not installed.
 //
 //   ila_syncd_bench --endpoints URL[,URL] --prefix P --map NAME --netns NS[,NS...]
-//                   [--rate 1000] [--count 10000] [--idents 1000] [--workers 8]
+//                   [--rate 1000] [--count 10000] [--idents 1000] [--workers 8] [--batch 1]
 //
 // Move i puts identifier (i mod IDENTS) to the locator 2001:db8:X:Y that
-// encodes i, so each event names its move. Prints one line per router and
+// encodes i, so each event names its move. --batch K puts K consecutive
+// moves in one transaction (an orchestrator moving several identifiers at
+// once), due when its first move is; latency is counted per move. Prints one line per router and
 // one for all: "latency NS p50_ms p90_ms p99_ms max_ms seen/count", then
 // "rate sent_per_s".
 #include <signal.h>
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
 {
 	std::string endpoints, prefix, map, netns;
 	double rate = 1000;
-	std::size_t count = 10000, idents = 1000, workers = 8;
+	std::size_t count = 10000, idents = 1000, workers = 8, batch = 1;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		std::string o = argv[i], v = argv[i + 1];
 		if (o == "--endpoints")
@@ -86,14 +88,17 @@ int main(int argc, char **argv)
 			idents = std::stoul(v);
 		else if (o == "--workers")
 			workers = std::stoul(v);
+		else if (o == "--batch")
+			batch = std::stoul(v);
 		else {
 			std::cerr << "ila_syncd_bench: unknown option " << o << "\n";
 			return 2;
 		}
 	}
-	if (endpoints.empty() || map.empty() || netns.empty() || rate <= 0 || !count || !idents || !workers) {
+	if (endpoints.empty() || map.empty() || netns.empty() || rate <= 0 || !count || !idents || !workers ||
+	    !batch || batch > idents || batch > 128) {
 		std::cerr << "usage: ila_syncd_bench --endpoints URL[,URL] --prefix P --map NAME --netns NS[,NS...]"
-			     " [--rate N] [--count N] [--idents N] [--workers N]\n";
+			     " [--rate N] [--count N] [--idents N] [--workers N] [--batch K (1-128, <= idents)]\n";
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -144,23 +149,30 @@ int main(int argc, char **argv)
 	const auto start = Clock::now();
 	auto worker = [&] {
 		for (;;) {
-			std::size_t i = next++;
-			if (i >= count || failed)
+			std::size_t first = batch * next++;
+			if (first >= count || failed)
 				return;
-			auto due = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(double(i) / rate));
+			std::size_t end = std::min(count, first + batch);
+			auto due = start + std::chrono::duration_cast<Clock::duration>(
+						   std::chrono::duration<double>(double(first) / rate));
 			std::this_thread::sleep_until(due);
-			syncd::Mapping m{0x20010db800000000ULL | std::uint64_t(i), 0};
-			const std::string key = syncd::mapping_key(o.prefix, map, std::uint64_t(i % idents));
+			std::vector<std::pair<std::string, std::string>> puts;
+			for (std::size_t i = first; i < end; i++) {
+				syncd::Mapping m{0x20010db800000000ULL | std::uint64_t(i), 0};
+				puts.emplace_back(syncd::mapping_key(o.prefix, map, std::uint64_t(i % idents)),
+						  syncd::format_value(m));
+			}
 			double t = since(t0, Clock::now());
 			try {
-				etcd.write_txn({{key, syncd::format_value(m)}}, {});
+				etcd.write_txn(puts, {});
 			} catch (const std::exception &e) {
 				std::cerr << "ila_syncd_bench: " << e.what() << "\n";
 				failed = true;
 				return;
 			}
 			std::lock_guard lock(mu);
-			sent_at[i] = t;
+			for (std::size_t i = first; i < end; i++)
+				sent_at[i] = t;
 		}
 	};
 	std::vector<std::thread> threads;
