@@ -116,6 +116,7 @@ topo_setup() {
 	_wait_in_ns $RPID d0
 	PG_DMAC=$R0MAC
 	wq_trace_on
+	kp_on
 	rcv_setup
 }
 
@@ -359,6 +360,41 @@ wq_summary() {
 		awk '{ printf "%s%s=%s", sep, $3, $1; sep = " " }'
 }
 
+# BENCH_KPROBES="fn ...": a diagnostic (opt-in; see "Two modes" in
+# bench/README.md): each run's log line gets how often each kernel function
+# named was entered during it (a kprobe with a hist trigger: nothing is
+# written to a trace buffer). Each hit costs instructions of its own, so
+# name slow paths, not functions every packet calls. Functions the running
+# kernel does not have (inlined, renamed) are reported and left out.
+KP_FUNCS=
+kp_on() {
+	local t=/sys/kernel/tracing f
+	[ -n "${BENCH_KPROBES:-}" ] || return 0
+	for f in $BENCH_KPROBES; do
+		if ! grep -q " [tT] $f$" /proc/kallsyms; then
+			log "kprobe: the kernel has no function $f"
+		elif echo "p:kp_$f $f" >>$t/kprobe_events &&
+			echo 'hist:keys=common_cpu:vals=hitcount' >$t/events/kprobes/kp_$f/trigger; then
+			KP_FUNCS+=" $f"
+		else
+			log "kprobe: cannot probe $f"
+		fi
+	done
+}
+# kp_snap : "fn=hits ..." so far
+kp_snap() {
+	local f
+	for f in $KP_FUNCS; do
+		printf '%s=%s ' "$f" "$(sed -n 's/^ *Hits: *\([0-9]*\).*/\1/p' /sys/kernel/tracing/events/kprobes/kp_$f/hist | head -n 1)"
+	done
+}
+# kp_delta BEFORE AFTER : "fn=+N ..." of the functions entered
+kp_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) { split(x[i], p, "="); split(y[i], q, "=")
+			if (q[2] - p[2]) printf "%s%s=+%d", (o++ ? " " : ""), p[1], q[2] - p[2] } }'
+}
+
 # udp_in : "<noports> <csum errors>" of the receiver's UDP for family $1.
 udp_in() {
 	local l k v
@@ -392,7 +428,7 @@ udp_in() {
 # was deferred to ksoftirqd and pktgen overran it), the run wasted
 # instructions on packets nobody received: it is repeated (up to 4 times).
 measure() {
-	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1 wq t0 t1
+	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1 wq t0 t1 k0 k1 ct
 	for ((try = 1; try <= 4; try++)); do
 		c0=$(rx_count)
 		d0=$(backlog_drops)
@@ -400,7 +436,10 @@ measure() {
 		s0=$(sys_snap)
 		t0=$(task_snap)
 		wq_clear
+		ct=$(in_rtr cat /proc/sys/net/netfilter/nf_conntrack_count 2>/dev/null || echo -)
+		k0=$(kp_snap)
 		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
+		k1=$(kp_snap)
 		t1=$(task_snap)
 		s1=$(sys_snap)
 		wq=$(wq_summary)
@@ -409,7 +448,7 @@ measure() {
 		u1=$(udp_in "$fam")
 		us=$(pg_elapsed_us)
 		set -- $s0 $s1
-		log "run: $((c1 - c0)) pkts in $us us; softirqs net_rx +$((${11} - $1)) timer +$((${12} - $2)) rcu +$((${13} - $3)) sched +$((${14} - $4)); ctxt +$((${15} - $5)) intr +$((${16} - $6)) backlog processed +$((${17} - $7)) squeezed +$((${18} - $8)); pages alloc +$((${19} - $9)) free +$((${20} - ${10})); work: ${wq:-none}; tasks (us): $(task_busy "$t0" "$t1")"
+		log "run: $((c1 - c0)) pkts in $us us; router's conntrack entries $ct; softirqs net_rx +$((${11} - $1)) timer +$((${12} - $2)) rcu +$((${13} - $3)) sched +$((${14} - $4)); ctxt +$((${15} - $5)) intr +$((${16} - $6)) backlog processed +$((${17} - $7)) squeezed +$((${18} - $8)); pages alloc +$((${19} - $9)) free +$((${20} - ${10})); work: ${wq:-none}; tasks (us): $(task_busy "$t0" "$t1")${KP_FUNCS:+; entered: $(kp_delta "$k0" "$k1")}"
 		if [ $try = 4 ]; then
 			[ "$d1" = "$d0" ] || log "backlog drops in every try; keeping the last"
 			case " $wq " in *" gc_worker="*) log "conntrack gc in every try; keeping the last" ;; esac

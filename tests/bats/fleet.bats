@@ -48,43 +48,43 @@ teardown() {
 	echo "# test time: $(awk -v a="$TEST_T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s" >&3
 }
 
-@test "full mode: 30,000 mappings, both routers converge to exactly the store through a swap, one of them from a backlog; sampled identifiers translated" {
+@test "full mode: 100,000 mappings, both routers converge to exactly the store through a swap, one of them from a backlog; sampled identifiers translated" {
 	topo_routers 2
 	routers_translate 1 2
 	# an entry the store does not have: the initial sync's swap replaces it
 	ilactl -n "$r1" map add hosts 0:0:ff:ff $L3
 	stamp topology
-	mapping_lines 30000 >"$BATS_TEST_TMPDIR/30k"
-	# 5,000 before the routers start (initial sync), the rest after (the watch)
-	head -n 5001 "$BATS_TEST_TMPDIR/30k" | store_import /t1 --txn-ops 512
+	mapping_lines 100000 >"$BATS_TEST_TMPDIR/100k"
+	# 20,000 before the routers start (initial sync), the rest after (the watch)
+	head -n 20001 "$BATS_TEST_TMPDIR/100k" | store_import /t1 --txn-ops 1000
 	syncd_start "$r1" 1 /t1 --page-size 1000
 	syncd_start "$r2" 2 /t1
 	syncd_wait "$r1" "$r2"
-	[ "$(map_stat "$r1" entries)" -eq 5000 ]
-	[ "$(map_stat "$r2" entries)" -eq 5000 ]
+	[ "$(map_stat "$r1" entries)" -eq 20000 ]
+	[ "$(map_stat "$r2" entries)" -eq 20000 ]
 	map_lacks "$r1" 0:0:ff:ff
-	grep -q 'full sync at revision .*: 5000 entries of 5000 keys .*swapped in' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	grep -q 'full sync at revision .*: 20000 entries of 20000 keys .*swapped in' "$BATS_TEST_TMPDIR/syncd-$r1.log"
 	! scratch_entries "$r1"
-	stamp "initial sync of 5,000 on both routers"
-	# r2's daemon is stopped while 25,000 more are written in 250
+	stamp "initial sync of 20,000 on both routers"
+	# r2's daemon is stopped while 80,000 more are written in 160
 	# transactions: more than its watch's buffer holds, so its member
 	# sends them as one backlog when it runs again (etcd 3.4: one response
-	# of 2.5 MB, over the size at which etcd splits fragments)
+	# of 8 MB, far over the size at which etcd splits fragments)
 	kill -STOP "$(syncd_pid "$r2")"
-	tail -n 25000 "$BATS_TEST_TMPDIR/30k" | store_import /t1 --txn-ops 100
+	tail -n 80000 "$BATS_TEST_TMPDIR/100k" | store_import /t1 --txn-ops 500
 	syncd_wait "$r1"
 	kill -CONT "$(syncd_pid "$r2")"
 	# (the status revision may run ahead of a backlog: ila-syncd(8))
-	poll 120 eval "[ \$(map_stat $r2 entries) -eq 30000 ]"
+	poll 120 eval "[ \$(map_stat $r2 entries) -eq 100000 ]"
 	syncd_wait "$r2"
-	stamp "25,000 more: applied through the watch by r1, as a backlog by r2"
+	stamp "80,000 more: applied through the watch by r1, as a backlog by r2"
 	# the backlog came from r2's own member, without giving it up
 	! grep -q 'trying another endpoint' "$BATS_TEST_TMPDIR/syncd-$r2.log"
 	map_equals_store "$r1" /t1
 	map_equals_store "$r2" /t1 again
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/store")" -eq 30000 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/store")" -eq 100000 ]
 	for r in "$r1" "$r2"; do
-		json_is "$(syncd_status "$r")" entries=30000 bad_keys=0 errors=0 full_syncs=1 events_applied=25000 \
+		json_is "$(syncd_status "$r")" entries=100000 bad_keys=0 errors=0 full_syncs=1 events_applied=80000 \
 			stale=false lag_revisions=0
 	done
 	# sampled identifiers: mapping 4660 (even: s1, L1), 4661 and 9999
