@@ -204,6 +204,7 @@ END {
 	kvline("rtc_hits_per_kpkt", "", "rtcache hits per 1000 packets")
 	kvline("rtc_reclaimed_per_kpkt", "", "rtcache entries reclaimed per 1000 packets")
 	kvline("rtc_refused_per_kpkt", "", "rtcache inserts refused (no room: entries >= connections; or rate limit) per 1000 packets")
+	kvline("ct_conns_per_kpkt", "", "New connections per 1000 packets (conntrack's count after the run, flushed before it; the short-connection rows)")
 	kvline("rtc_entries_pct_of_conns", "%", "rtcache entries at the end, in % of the connections")
 	for (i = 1; i <= nnotes; i++) print notes[i] "  "
 }

@@ -44,6 +44,10 @@
 #          Recorded per round (CSV): new connections, records, hits,
 #          refused inserts and reclaimed entries per 1000 packets, and
 #          entries vs connections
+#   b_flow2, c_flow2, b_flow3, c_flow3   b and c with connections of 2
+#          and 3 packets (IPv4): pktgen flows of "flowlen N" stepping
+#          through 10.9.0.0/16, 50,000 / 33,334 new connections per run
+#          (conntrack flushed before it)
 #   b_tstamp   b while a socket in the router netns asks for receive
 #          timestamps (SO_TIMESTAMP): every received packet is stamped
 #          (only when BENCH_RTC_CONFIGS names it: a diagnostic row)
@@ -407,6 +411,63 @@ cfg_c_ctfull_on() { cfg_c_on && ctfull_on; }
 cfg_c_ctfull_warm() { ctfull_warm; }
 cfg_c_ctfull_off() { ctfull_off c_ctfull; cfg_c_off; }
 
+# Short connections (b_flow2, c_flow2, b_flow3, c_flow3; IPv4): pktgen
+# keeps a flow's destination for "flowlen N" packets, then steps to the
+# next address of 10.9.0.0/16 (the receiver takes it as local: AnyIP; the
+# router routes it there), so every connection is N packets and a run of
+# 100,000 makes 50,000 (N=2) or 33,334 (N=3) new ones. conntrack is flushed
+# after the warm-up: every connection measured is new. The cache records a
+# connection on its second packet (the first one's connection is not
+# confirmed yet): with 2 packets every record is paid and never used (its
+# worst case), with 3 each record serves one packet.
+FLOW_NET=10.9.0.0/16
+DST_b_flow2=10.9.0.0 DST_c_flow2=10.9.0.0 DST_b_flow3=10.9.0.0 DST_c_flow3=10.9.0.0
+flow_check() { [ "$FAM" = 4 ] || { echo "pktgen keeps only IPv4 destinations per flow"; return 1; }; }
+flow_on() { # flow_on PACKETS_PER_CONNECTION
+	ip -n $RCV route replace local $FLOW_NET dev lo &&
+		in_rtr ip route replace $FLOW_NET via 10.0.2.2 dev r1 &&
+		_pg $PG_DEV "dst_max 10.9.255.255" && _pg $PG_DEV "flows 1" && _pg $PG_DEV "flowlen $1" &&
+		_pg $PG_DEV "flag FLOW_SEQ"
+}
+flow_warm() {
+	in_rtr conntrack -F 2>/dev/null
+	ctfull_snap >/tmp/bench-flow0
+}
+# flow_off ROW : per 1000 packets delivered in the measurement: new
+# connections (conntrack's count, flushed before it), rtcache records and
+# hits; then back to one destination and no flows
+flow_off() {
+	local k v d n
+	declare -A a
+	while read -r k v; do a[$k]=$v; done </tmp/bench-flow0
+	d=$(($(rx_count) - ${a[rx]:-0}))
+	n=$(in_rtr conntrack -C 2>/dev/null)
+	if [ "$d" -gt 0 ]; then
+		csv "rtcache,$FAM,$1,,ct_conns_per_kpkt=$((${n:-0} * 1000 / d))"
+		if [ "${1#c_}" != "$1" ]; then
+			csv "rtcache,$FAM,$1,,rtc_records_per_kpkt=$((($(rtc_col inserts) - a[rtc_inserts]) * 1000 / d))"
+			csv "rtcache,$FAM,$1,,rtc_hits_per_kpkt=$((($(rtc_col hits) - a[rtc_hits]) * 1000 / d))"
+		fi
+	fi
+	in_rtr conntrack -F 2>/dev/null
+	_pg $PG_DEV "dst_max 0.0.0.0"
+	_pg $PG_DEV "flows 0"
+	_pg $PG_DEV "flag !FLOW_SEQ"
+	in_rtr ip route del $FLOW_NET 2>/dev/null
+	ip -n $RCV route del local $FLOW_NET dev lo 2>/dev/null
+	return 0
+}
+for n in 2 3; do
+	eval "cfg_b_flow${n}_check() { flow_check; }
+cfg_b_flow${n}_on() { cfg_b_on && flow_on $n; }
+cfg_b_flow${n}_warm() { flow_warm; }
+cfg_b_flow${n}_off() { flow_off b_flow$n; cfg_b_off; }
+cfg_c_flow${n}_check() { flow_check && rtc_check; }
+cfg_c_flow${n}_on() { cfg_c_on && flow_on $n; }
+cfg_c_flow${n}_warm() { flow_warm; }
+cfg_c_flow${n}_off() { flow_off c_flow$n; cfg_c_off; }"
+done
+
 routes_file() { if [ "$FAM" = 6 ]; then echo "${BENCH_ROUTES6:-}"; else echo "${BENCH_ROUTES4:-}"; fi; }
 ROUTES_LOADED=
 big_check() {
@@ -483,6 +544,10 @@ label c_1m "(c) with 1,001,000 connections"
 label b_tstamp "(b) while a socket asks for receive timestamps (SO_TIMESTAMP)"
 label b_ctfull "(b), conntrack full and churning (131,406 tuples, 65,536 connections)"
 label c_ctfull "(c), conntrack full and churning (131,406 tuples, 65,536 connections)"
+label b_flow2 "(b), connections of 2 packets (50,000 new per run)"
+label c_flow2 "(c), connections of 2 packets (50,000 new per run)"
+label b_flow3 "(b), connections of 3 packets (33,334 new per run)"
+label c_flow3 "(c), connections of 3 packets (33,334 new per run)"
 label b_big "(b) with Internet-sized table"
 label c_big "(c) with Internet-sized table"
 meta note "conntrack: nft table inet, forward chain, one 'ct state invalid drop' rule. rp_filter: net.ipv4.conf.{all,r0}.rp_filter=1; (e): no sysctl, iptables-legacy/ip6tables-legacy mangle PREROUTING '-m rpfilter --invert -j DROP' (IPv6 has no rp_filter sysctl, so IPv6 (b) is conntrack only). Internet-sized table: ${BENCH_ROUTES4_N:-?} IPv4 and ${BENCH_ROUTES6_N:-?} IPv6 routes in the router's main table (ip -batch), none covering the test addresses."
@@ -499,7 +564,7 @@ want() {
 for FAM in $FAMS; do
 	if [ "$FAM" = 6 ]; then dst=fd00:2::2 DST_n=fd00:3::2; else dst=10.0.2.2 DST_n=10.0.3.2; fi
 	# shellcheck disable=SC2046
-	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k b_ctfull c_ctfull)
+	run_configs rtcache "$FAM" $dst $(want n a b b0 c d e e_rtc e_ret b_churn c_churn b_10k c_10k b_100k c_100k b_ctfull c_ctfull b_flow2 c_flow2 b_flow3 c_flow3)
 	# a million connections, diagnostics: only when asked for by name
 	if [ -n "${BENCH_RTC_CONFIGS:-}" ]; then
 		# shellcheck disable=SC2046
