@@ -374,7 +374,7 @@ kp_on() {
 		if ! grep -q " [tT] $f$" /proc/kallsyms; then
 			log "kprobe: the kernel has no function $f"
 		elif echo "p:kp_$f $f" >>$t/kprobe_events &&
-			echo 'hist:keys=common_cpu:vals=hitcount' >$t/events/kprobes/kp_$f/trigger; then
+			echo "hist:keys=${BENCH_KPROBE_KEY:-common_cpu}:vals=hitcount" >$t/events/kprobes/kp_$f/trigger; then
 			KP_FUNCS+=" $f"
 		else
 			log "kprobe: cannot probe $f"
@@ -428,7 +428,7 @@ udp_in() {
 # was deferred to ksoftirqd and pktgen overran it), the run wasted
 # instructions on packets nobody received: it is repeated (up to 4 times).
 measure() {
-	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1 wq t0 t1 k0 k1 ct
+	local fam=$1 try c0 c1 d0 d1 u0 u1 us s0 s1 wq t0 t1 k0 k1 ct f
 	for ((try = 1; try <= 4; try++)); do
 		c0=$(rx_count)
 		d0=$(backlog_drops)
@@ -440,6 +440,12 @@ measure() {
 		k0=$(kp_snap)
 		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
 		k1=$(kp_snap)
+		# BENCH_KPROBE_KEY=stacktrace: where the calls came from
+		if [ "${BENCH_KPROBE_KEY:-}" = stacktrace ]; then
+			for f in $KP_FUNCS; do
+				log "calls of $f so far, by stack: $(grep -v '^#' /sys/kernel/tracing/events/kprobes/kp_$f/hist | tr -s ' \n' ' ')"
+			done
+		fi
 		t1=$(task_snap)
 		s1=$(sys_snap)
 		wq=$(wq_summary)

@@ -413,8 +413,10 @@ cfg_c_ctfull_off() { ctfull_off c_ctfull; cfg_c_off; }
 
 # Short connections (b_flow2, c_flow2, b_flow3, c_flow3; IPv4): pktgen
 # keeps a flow's destination for "flowlen N" packets, then steps to the
-# next address of 10.9.0.0/16 (the receiver takes it as local: AnyIP; the
-# router routes it there), so every connection is N packets and a run of
+# next address of 10.9.0.0/16 (the router routes it to the receiver, which
+# takes the whole /16 as local: an address 10.9.0.1/16 on its loopback, not
+# a "local" route, see "Two modes" in bench/README.md), so every
+# connection is N packets and a run of
 # 100,000 makes 50,000 (N=2) or 33,334 (N=3) new ones. conntrack is flushed
 # after the warm-up: every connection measured is new. The cache records a
 # connection on its second packet (the first one's connection is not
@@ -424,13 +426,24 @@ FLOW_NET=10.9.0.0/16
 DST_b_flow2=10.9.0.0 DST_c_flow2=10.9.0.0 DST_b_flow3=10.9.0.0 DST_c_flow3=10.9.0.0
 flow_check() { [ "$FAM" = 4 ] || { echo "pktgen keeps only IPv4 destinations per flow"; return 1; }; }
 flow_on() { # flow_on PACKETS_PER_CONNECTION
-	ip -n $RCV route replace local $FLOW_NET dev lo &&
+	ip -n $RCV link set lo up && ip -n $RCV addr replace 10.9.0.1/16 dev lo &&
 		in_rtr ip route replace $FLOW_NET via 10.0.2.2 dev r1 &&
 		_pg $PG_DEV "dst_max 10.9.255.255" && _pg $PG_DEV "flows 1" && _pg $PG_DEV "flowlen $1" &&
 		_pg $PG_DEV "flag FLOW_SEQ"
 }
+# flow_warm : an empty conntrack table (and cache) before the measurement;
+# entries still referenced (by packets or the cache) go a moment after the
+# flush, so wait until the count is 0 (5 s at most, then say so)
 flow_warm() {
-	in_rtr conntrack -F 2>/dev/null
+	local i n
+	for ((i = 0; i < 25; i++)); do
+		in_rtr conntrack -F 2>/dev/null
+		in_rtr sh -c 'f=/proc/sys/net/netfilter/nf_conntrack_rtcache_flush; [ ! -e $f ] || echo 1 >$f'
+		n=$(in_rtr cat /proc/sys/net/netfilter/nf_conntrack_count)
+		[ "$n" = 0 ] && break
+		sleep 0.2
+	done
+	[ "$n" = 0 ] || log "IPv$FAM: $n conntrack entries left after the flush"
 	ctfull_snap >/tmp/bench-flow0
 }
 # flow_off ROW : per 1000 packets delivered in the measurement: new
@@ -454,7 +467,7 @@ flow_off() {
 	_pg $PG_DEV "flows 0"
 	_pg $PG_DEV "flag !FLOW_SEQ"
 	in_rtr ip route del $FLOW_NET 2>/dev/null
-	ip -n $RCV route del local $FLOW_NET dev lo 2>/dev/null
+	ip -n $RCV addr del 10.9.0.1/16 dev lo 2>/dev/null
 	return 0
 }
 for n in 2 3; do
