@@ -238,8 +238,8 @@ done
 rev=$(etcdctl --endpoints 127.0.0.1:25371 get / --limit 1 -w json | jq .header.revision)
 wait_for 120 watching_at ra hosts "$rev"
 wait_for 120 watching_at rb hosts "$rev"
-# moves one per put (PUT1) and ten per transaction (PUT10, an orchestrator
-# moving several identifiers at once): same rate asked, latency per move
+# moves one per put, then ten per transaction (an orchestrator moving
+# several identifiers at once): the same rate asked, latency per move
 propagation() { # propagation BATCH CSV_SUFFIX -> P50 P99 MOVES
 	local b=$1 sfx=$2 r out p50 p99 max seen rate
 	local -a p50s=() p99s=() rates=()

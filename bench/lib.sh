@@ -440,12 +440,6 @@ measure() {
 		k0=$(kp_snap)
 		pg_run || { log "pktgen did not finish"; echo "0 0"; return 1; }
 		k1=$(kp_snap)
-		# BENCH_KPROBE_KEY=stacktrace: where the calls came from
-		if [ "${BENCH_KPROBE_KEY:-}" = stacktrace ]; then
-			for f in $KP_FUNCS; do
-				log "calls of $f so far, by stack: $(grep -v '^#' /sys/kernel/tracing/events/kprobes/kp_$f/hist | tr -s ' \n' ' ')"
-			done
-		fi
 		t1=$(task_snap)
 		s1=$(sys_snap)
 		wq=$(wq_summary)
@@ -453,6 +447,13 @@ measure() {
 		d1=$(backlog_drops)
 		u1=$(udp_in "$fam")
 		us=$(pg_elapsed_us)
+		# BENCH_KPROBE_KEY=stacktrace: where the calls came from (read
+		# after the snapshots, so that they do not count this work)
+		if [ "${BENCH_KPROBE_KEY:-}" = stacktrace ]; then
+			for f in $KP_FUNCS; do
+				log "calls of $f so far, by stack: $(grep -v '^#' /sys/kernel/tracing/events/kprobes/kp_$f/hist | tr -s ' \n' ' ')"
+			done
+		fi
 		set -- $s0 $s1
 		log "run: $((c1 - c0)) pkts in $us us; router's conntrack entries $ct; softirqs net_rx +$((${11} - $1)) timer +$((${12} - $2)) rcu +$((${13} - $3)) sched +$((${14} - $4)); ctxt +$((${15} - $5)) intr +$((${16} - $6)) backlog processed +$((${17} - $7)) squeezed +$((${18} - $8)); pages alloc +$((${19} - $9)) free +$((${20} - ${10})); work: ${wq:-none}; tasks (us): $(task_busy "$t0" "$t1")${KP_FUNCS:+; entered: $(kp_delta "$k0" "$k1")}"
 		if [ $try = 4 ]; then

@@ -9,11 +9,12 @@
 //                   [--rate 1000] [--count 10000] [--idents 1000] [--workers 8] [--batch 1]
 //
 // Move i puts identifier (i mod IDENTS) to the locator 2001:db8:X:Y that
-// encodes i, so each event names its move. --batch K puts K consecutive
-// moves in one transaction (an orchestrator moving several identifiers at
-// once), due when its first move is; latency is counted per move. Prints one line per router and
-// one for all: "latency NS p50_ms p90_ms p99_ms max_ms seen/count", then
-// "rate sent_per_s".
+// encodes i, so each event names its move. --batch K (1-128: etcd's
+// default limit of operations per transaction) puts K consecutive moves in
+// one transaction, due when its first move is (an orchestrator moving
+// several identifiers at once); latency is counted per move. Prints one
+// line per router and one for all: "latency NS p50_ms p90_ms p99_ms max_ms
+// seen/count", then "rate sent_per_s".
 #include <signal.h>
 #include <unistd.h>
 
