@@ -76,6 +76,7 @@ if [ "${1:-}" = host ]; then
 	rc=0
 	"$top/tests/vm/run" --bench --quiet ${kernel:+--kernel "$kernel"} --mem 4096 --timeout "$timeout_s" \
 		--results "$res" --env "BENCH_FLEET_N=$N" --env "BENCH_OUT=$out" --env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" \
+		--env "BENCH_FLEET_PERF=${BENCH_FLEET_PERF:-}" --env "BENCH_FLEET_ONLY=${BENCH_FLEET_ONLY:-}" \
 		-- "$top/bench/fleet.sh" guest || rc=$?
 	if [ ! -s "$res/fleet.md" ]; then
 		echo "bench: fleet: no results (VM exit status $rc; log: $res/fleet.log)" >&2
@@ -180,12 +181,39 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	csv sync_per_s "$r" "$rate"
 	ilactl -n bn map destroy hosts
 done
+# BENCH_FLEET_PERF=1: where the CPU of one more initial sync goes (not
+# timed): perf samples of every task (etcd, ila-syncd, the kernel), by
+# command and symbol, then the daemon's own by symbol, in the log
+if [ -n "${BENCH_FLEET_PERF:-}" ]; then
+	perf record -q -a -F 499 -o $W/perf.data -- \
+		ila-syncd --once --netns bn --endpoints "$EP" --prefix /b --map hosts >$W/once.out 2>>"$LOG"
+	log "perf: $(grep 'full sync' $W/once.out)"
+	perf report -i $W/perf.data --stdio --no-children --sort comm,dso --percent-limit 0.5 2>/dev/null |
+		grep -v '^#' | grep . | sed 's/^/fleet: perf by task: /' | tee -a "$LOG" >&2
+	perf report -i $W/perf.data --stdio --no-children --comm ila-syncd --sort dso,sym --percent-limit 0.3 \
+		2>/dev/null | grep -v '^#' | grep . | head -80 | sed 's/^/fleet: perf ila-syncd: /' | tee -a "$LOG" >&2
+	ilactl -n bn map destroy hosts
+fi
 CPU_ETCD=$(echo "${etcd_cpus[*]}" | median)
 CPU_SYNCD=$(echo "${syncd_cpus[*]}" | median)
 SYNC_RATE=$(echo "${sync_rates[*]}" | median)
 SYNC_SECS=$(echo "${sync_secs[*]}" | median)
 BATCH_RATE=$(echo "${batch_rates[*]}" | median)
 BATCH_SECS=$(echo "${batch_secs[*]}" | median)
+# BENCH_FLEET_ONLY=sync: the initial sync rows only (a diagnostic run)
+if [ "${BENCH_FLEET_ONLY:-}" = sync ]; then
+	{
+		echo "**ILA fleet, initial sync only** (BENCH_FLEET_ONLY=sync; medians of $ROUNDS rounds)"
+		echo
+		echo "| measurement | value |"
+		echo "|---|---:|"
+		echo "| initial sync of $N mappings, \`ila-syncd --once\` | ${SYNC_SECS} s, ${SYNC_RATE} entries/s |"
+		echo "| \`ilactl -b\` | ${BATCH_SECS} s, ${BATCH_RATE} entries/s |"
+		echo "| CPU time of etcd / of ila-syncd | ${CPU_ETCD} s / ${CPU_SYNCD} s |"
+	} >"$R/fleet.md"
+	cat "$R/fleet.md" >>"$LOG"
+	exit 0
+fi
 
 # ---- 2. memory ------------------------------------------------------------------------
 # full mode: peak while syncing N

@@ -2,6 +2,7 @@
 // ilactl: ILA notation parsing/formatting, checksum mode and map names.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 
@@ -94,6 +95,22 @@ TEST(IlactlNotation, Format)
 	EXPECT_EQ(ila::format_half(0x00ab000c0d00e000ULL), "ab:c:d00:e000");
 }
 
+// the hand-written formatter against printf's "%x:%x:%x:%x", every group
+// length (1-4 digits, zero groups) in every position
+TEST(IlactlNotation, FormatAgreesWithPrintf)
+{
+	std::mt19937_64 rng(7);
+	for (int i = 0; i < 20000; i++) {
+		std::uint64_t v = rng();
+		for (int g = 0; g < 4; g++) // group g keeps 0-4 of its digits
+			v &= ~(((0xffffULL << (4 * ((rng() % 5)))) & 0xffff) << (16 * g));
+		char want[32];
+		std::snprintf(want, sizeof(want), "%x:%x:%x:%x", unsigned(v >> 48) & 0xffff,
+			      unsigned(v >> 32) & 0xffff, unsigned(v >> 16) & 0xffff, unsigned(v) & 0xffff);
+		ASSERT_EQ(ila::format_half(v), want) << std::hex << v;
+	}
+}
+
 TEST(IlactlNotation, RoundTripRandom)
 {
 	std::mt19937_64 rng(42);
@@ -117,6 +134,8 @@ TEST(IlactlNotation, CsumModes)
 	EXPECT_EQ(ila::parse_csum_mode("adj-transport"), 0);
 	EXPECT_EQ(ila::parse_csum_mode("no-action"), 2);
 	EXPECT_FALSE(ila::parse_csum_mode("adjust"));
+	EXPECT_FALSE(ila::parse_csum_mode(std::string(100, 'a')));
+	EXPECT_FALSE(ila::parse_csum_mode(std::string("none\0x", 6)));
 	EXPECT_FALSE(ila::parse_csum_mode(""));
 	for (std::uint8_t m = 0; m < 5; m++)
 		EXPECT_EQ(ila::parse_csum_mode(ila::csum_mode_name(m)), m);

@@ -2,6 +2,12 @@
 // ila-syncd: the etcd key schema (keys, values, prefixes).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "ila_notation.h"
 #include "schema.h"
 
 using namespace syncd;
@@ -47,6 +53,45 @@ TEST(SyncdSchema, CanonicalIdentifierKeysOnly)
 	for (const char *k : {"", "0:0:0", "0:0:0:1:2", "x", "0:0:0:1/extra", "0:0:0:g", " 0:0:0:1"})
 		EXPECT_FALSE(parse_key_identifier(k)) << k;
 	EXPECT_FALSE(parse_key_identifier(std::string_view("0:0:0:1\0", 8)));
+}
+
+// The one-pass key parser against its definition: a key is valid when
+// parse_half() takes it and format_half() gives it back unchanged.
+TEST(SyncdSchema, KeyIdentifierAgreesWithFormat)
+{
+	std::mt19937_64 rng(3);
+	const std::string alphabet = "0123456789abcdef0:::Ax/";
+	auto reference = [](const std::string &k) -> std::optional<std::uint64_t> {
+		if (k.find('/') != std::string::npos)
+			return std::nullopt;
+		try {
+			std::uint64_t v = ila::parse_half(k, ila::Half::Identifier);
+			if (ila::format_half(v) == k)
+				return v;
+		} catch (const std::invalid_argument &) {
+		}
+		return std::nullopt;
+	};
+	int valid = 0;
+	for (int i = 0; i < 200000; i++) {
+		std::string k;
+		if (i % 2) {
+			k = ila::format_half(rng() & (i % 6 == 1 ? 0x000f00ff0fff0000ULL : ~0ULL));
+			if (i % 10 == 3)
+				k[rng() % k.size()] = alphabet[rng() % alphabet.size()];
+		} else {
+			for (std::size_t n = rng() % 22; n; n--)
+				k += alphabet[rng() % alphabet.size()];
+		}
+		auto want = reference(k);
+		auto got = parse_key_identifier(k);
+		ASSERT_EQ(bool(got), bool(want)) << k;
+		if (want) {
+			ASSERT_EQ(*got.value, *want) << k;
+			valid++;
+		}
+	}
+	EXPECT_GT(valid, 50000);
 }
 
 TEST(SyncdSchema, Values)

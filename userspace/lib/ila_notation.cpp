@@ -100,19 +100,43 @@ std::uint64_t parse_half(std::string_view text, Half half)
 	return loc ? hi : lo;
 }
 
+std::size_t format_half(std::uint64_t value, char (&buf)[kHalfTextMax])
+{
+	// "%x:%x:%x:%x" of the four groups (called once per key of a sync or
+	// save: no printf)
+	static constexpr char hex[] = "0123456789abcdef";
+	std::size_t n = 0;
+	for (int g = 3; g >= 0; g--) {
+		const unsigned v = unsigned(value >> (16 * g)) & 0xffff;
+		bool lead = true;
+		for (int d = 3; d >= 0; d--) {
+			const unsigned h = (v >> (4 * d)) & 0xf;
+			if (lead && h == 0 && d > 0)
+				continue;
+			lead = false;
+			buf[n++] = hex[h];
+		}
+		if (g)
+			buf[n++] = ':';
+	}
+	return n;
+}
+
 std::string format_half(std::uint64_t value)
 {
-	char buf[24];
-	std::snprintf(buf, sizeof(buf), "%x:%x:%x:%x", unsigned(value >> 48) & 0xffff,
-		      unsigned(value >> 32) & 0xffff, unsigned(value >> 16) & 0xffff,
-		      unsigned(value) & 0xffff);
-	return buf;
+	char buf[kHalfTextMax];
+	return std::string(buf, format_half(value, buf));
 }
 
 std::optional<std::uint8_t> parse_csum_mode(std::string_view name)
 {
-	int v = ila_word_parse(ila_csum_mode_words(), std::string(name).c_str());
-	if (v < 0 || name.find('\0') != std::string_view::npos)
+	char buf[64]; // longer than every mode's name
+	if (name.size() >= sizeof(buf) || name.find('\0') != std::string_view::npos)
+		return std::nullopt;
+	std::memcpy(buf, name.data(), name.size());
+	buf[name.size()] = '\0';
+	int v = ila_word_parse(ila_csum_mode_words(), buf);
+	if (v < 0)
 		return std::nullopt;
 	return static_cast<std::uint8_t>(v);
 }

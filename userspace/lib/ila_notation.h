@@ -3,6 +3,7 @@
 // (locator = high half, identifier = low half) and ILA checksum modes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ std::uint64_t parse_half(std::string_view text, Half half);
 
 // "2001:db8:0:1": four groups, lower-case hex, no leading zeroes.
 std::string format_half(std::uint64_t value);
+// The same into BUF (no allocation, not NUL-terminated): its length.
+constexpr std::size_t kHalfTextMax = 19; // ffff:ffff:ffff:ffff
+std::size_t format_half(std::uint64_t value, char (&buf)[kHalfTextMax]);
 
 // Checksum modes, named as in xt_ILA's --csum-mode: adjust-transport,
 // neutral-map, none, neutral-map-auto, rfc6296 (numbers as <linux/ila.h>,

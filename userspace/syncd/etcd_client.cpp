@@ -6,6 +6,8 @@
 #include <sstream>
 #include <thread>
 
+#include <google/protobuf/arena.h>
+
 namespace syncd {
 
 namespace {
@@ -269,7 +271,10 @@ RangePage EtcdClient::range(const std::string &key, const std::string &end, std:
 	req.set_range_end(end);
 	req.set_revision(revision);
 	req.set_limit(limit);
-	etcdserverpb::RangeResponse resp;
+	// the answer's messages (one per key of a page) on an arena: one
+	// allocation for them all, freed at once
+	google::protobuf::Arena arena;
+	auto &resp = *google::protobuf::Arena::CreateMessage<etcdserverpb::RangeResponse>(&arena);
 	with_retry("range", [&](Ep &ep, grpc::ClientContext &ctx) { return ep.kv->Range(&ctx, req, &resp); });
 	RangePage page;
 	page.more = resp.more();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "schema.h"
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -21,18 +22,28 @@ bool blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-std::vector<std::string_view> words(std::string_view s)
+// The first four words of S (a value has at most three: what follows the
+// fourth is never looked at); no allocation, values are parsed per key.
+struct Words {
+	std::string_view w[4];
+	std::size_t n = 0;
+	std::size_t size() const { return n; }
+	bool empty() const { return n == 0; }
+	std::string_view operator[](std::size_t i) const { return w[i]; }
+};
+
+Words words(std::string_view s)
 {
-	std::vector<std::string_view> w;
+	Words w;
 	std::size_t i = 0;
-	while (i < s.size()) {
+	while (i < s.size() && w.n < 4) {
 		while (i < s.size() && blank(s[i]))
 			i++;
 		std::size_t j = i;
 		while (j < s.size() && !blank(s[j]))
 			j++;
 		if (j > i)
-			w.push_back(s.substr(i, j - i));
+			w.w[w.n++] = s.substr(i, j - i);
 		i = j;
 	}
 	return w;
@@ -89,9 +100,49 @@ std::string prefix_range_end(std::string_view key_prefix)
 	return std::string(1, '\0');
 }
 
+namespace {
+// REST as a canonical identifier (four groups of lower-case hex digits
+// without leading zeroes), in one pass; nullopt for anything else (the
+// caller then says why). A sync parses one per key.
+std::optional<std::uint64_t> canonical_identifier(std::string_view rest)
+{
+	std::uint64_t v = 0;
+	std::size_t i = 0;
+	for (int g = 0; g < 4; g++) {
+		if (g && (i >= rest.size() || rest[i++] != ':'))
+			return std::nullopt;
+		const std::size_t start = i;
+		unsigned group = 0;
+		while (i < rest.size() && i - start < 5) {
+			const char c = rest[i];
+			unsigned h;
+			if (c >= '0' && c <= '9')
+				h = unsigned(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				h = unsigned(c - 'a' + 10);
+			else
+				break;
+			group = group << 4 | h;
+			i++;
+		}
+		const std::size_t len = i - start;
+		if (len == 0 || len > 4 || (len > 1 && rest[start] == '0'))
+			return std::nullopt;
+		v = v << 16 | group;
+	}
+	if (i != rest.size())
+		return std::nullopt;
+	return v;
+}
+} // namespace
+
 Parsed<std::uint64_t> parse_key_identifier(std::string_view rest)
 {
 	Parsed<std::uint64_t> r;
+	if (auto id = canonical_identifier(rest)) {
+		r.value = *id;
+		return r;
+	}
 	if (rest.empty()) {
 		r.error = "no identifier after the map name";
 		return r;
@@ -107,10 +158,11 @@ Parsed<std::uint64_t> parse_key_identifier(std::string_view rest)
 		r.error = e.what();
 		return r;
 	}
-	std::string canon = ila::format_half(id);
-	if (canon != rest) {
+	char canon[ila::kHalfTextMax];
+	const std::string_view c(canon, ila::format_half(id, canon));
+	if (c != rest) {
 		r.error = "identifier not in canonical notation (the key of this identifier is \"" +
-			  canon + "\")";
+			  std::string(c) + "\")";
 		return r;
 	}
 	r.value = id;
