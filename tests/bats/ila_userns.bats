@@ -219,10 +219,11 @@ add_until_enomem() {
 	mx=$((24 << 20))
 	echo $mx >"$CG/memory.max"
 	echo 0 >"$CG/memory.swap.max" 2>/dev/null || true
-	# The user's adds in the background, given USERNS_FILL_SECS (300) to
-	# end by themselves (about 30 s here).
+	# The user's adds in the background, given USERNS_FILL_SECS (120) to
+	# end by themselves (20-30 s in the test VM; a thrashing user once took
+	# 31 minutes to reach its OOM kill).
 	as_user "$CG" "$OUT" "$(declare -f add_until_enomem); add_until_enomem" &
-	local user=$! secs=${USERNS_FILL_SECS:-300} i thrash= pid
+	local user=$! secs=${USERNS_FILL_SECS:-120} i thrash= pid
 	for ((i = 0; i < secs * 5; i++)); do
 		kill -0 "$user" 2>/dev/null || break
 		sleep 0.2
