@@ -30,8 +30,9 @@ int hexval(char c)
 	return -1;
 }
 
-// Four groups of 1-4 hex digits; nullopt if TEXT is not of that shape.
-std::optional<std::uint64_t> parse_four_groups(std::string_view text)
+// Four groups of 1-4 hex digits; nullopt if TEXT is not of that shape
+// (CANONICAL: lower case and no leading zeroes either, as format_half()).
+std::optional<std::uint64_t> parse_four_groups(std::string_view text, bool canonical)
 {
 	std::uint64_t v = 0;
 	unsigned group = 0;
@@ -46,6 +47,9 @@ std::optional<std::uint64_t> parse_four_groups(std::string_view text)
 			digits = 0;
 			continue;
 		}
+		// (a second digit after a leading 0: digits 1, group 0)
+		if (canonical && ((c >= 'A' && c <= 'F') || (digits == 1 && group == 0)))
+			return std::nullopt;
 		int h = hexval(c);
 		if (h < 0 || ++digits > 4)
 			return std::nullopt;
@@ -78,7 +82,7 @@ std::uint64_t parse_half(std::string_view text, Half half)
 		throw std::invalid_argument(std::string("empty ") + what + "; expected " + forms);
 	if (text.find('\0') != std::string_view::npos)
 		throw bad("contains a NUL character");
-	if (auto v = parse_four_groups(text))
+	if (auto v = parse_four_groups(text, false))
 		return *v;
 	if (text.size() >= INET6_ADDRSTRLEN)
 		throw bad("too long");
@@ -98,6 +102,11 @@ std::uint64_t parse_half(std::string_view text, Half half)
 	if (!loc && hi)
 		throw bad("an address whose high 64 bits are not zero is not an identifier");
 	return loc ? hi : lo;
+}
+
+std::optional<std::uint64_t> parse_canonical_half(std::string_view text)
+{
+	return parse_four_groups(text, true);
 }
 
 std::size_t format_half(std::uint64_t value, char (&buf)[kHalfTextMax])

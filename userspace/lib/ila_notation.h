@@ -25,6 +25,9 @@ std::uint64_t parse_half(std::string_view text, Half half);
 
 // "2001:db8:0:1": four groups, lower-case hex, no leading zeroes.
 std::string format_half(std::uint64_t value);
+// TEXT if it is exactly what format_half() writes for its value, else
+// nullopt (one pass, no allocation).
+std::optional<std::uint64_t> parse_canonical_half(std::string_view text);
 // The same into BUF (no allocation, not NUL-terminated): its length.
 constexpr std::size_t kHalfTextMax = 19; // ffff:ffff:ffff:ffff
 std::size_t format_half(std::uint64_t value, char (&buf)[kHalfTextMax]);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "schema.h"
 
-#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -100,46 +99,10 @@ std::string prefix_range_end(std::string_view key_prefix)
 	return std::string(1, '\0');
 }
 
-namespace {
-// REST as a canonical identifier (four groups of lower-case hex digits
-// without leading zeroes), in one pass; nullopt for anything else (the
-// caller then says why). A sync parses one per key.
-std::optional<std::uint64_t> canonical_identifier(std::string_view rest)
-{
-	std::uint64_t v = 0;
-	std::size_t i = 0;
-	for (int g = 0; g < 4; g++) {
-		if (g && (i >= rest.size() || rest[i++] != ':'))
-			return std::nullopt;
-		const std::size_t start = i;
-		unsigned group = 0;
-		while (i < rest.size() && i - start < 5) {
-			const char c = rest[i];
-			unsigned h;
-			if (c >= '0' && c <= '9')
-				h = unsigned(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				h = unsigned(c - 'a' + 10);
-			else
-				break;
-			group = group << 4 | h;
-			i++;
-		}
-		const std::size_t len = i - start;
-		if (len == 0 || len > 4 || (len > 1 && rest[start] == '0'))
-			return std::nullopt;
-		v = v << 16 | group;
-	}
-	if (i != rest.size())
-		return std::nullopt;
-	return v;
-}
-} // namespace
-
 Parsed<std::uint64_t> parse_key_identifier(std::string_view rest)
 {
 	Parsed<std::uint64_t> r;
-	if (auto id = canonical_identifier(rest)) {
+	if (auto id = ila::parse_canonical_half(rest)) {
 		r.value = *id;
 		return r;
 	}
