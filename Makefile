@@ -126,6 +126,7 @@ help:
 	@echo '  SLUB_DEBUG_ALL=1    check: slub_debug on every cache of every kernel'
 	@echo '  RTC_LOOPS=N, RTC_TEARDOWN_LOOPS=N  check: rounds of the rtcache repetition tests'
 	@echo '                      (default 50 and 20)'
+	@echo '  USERNS_FILL_SECS=N  check: how long ila_userns waits for its user at memory.max (default 120)'
 	@echo '  TEST_KERNELS="6.12" check/deps: extra test kernel installed from bookworm-backports'
 	@echo '                      (empty: test only what is installed)'
 	@echo '  FUZZ_SECS=N         fuzz: run time (default 60)'
