@@ -554,7 +554,10 @@ Mutation mutate(Request &r, bool is_map, bool is_dump, bool malformed, bool last
 			return m;
 		case 9:
 		case 10: {
-			std::uint16_t t = rng.chance(20) ? 0 : std::uint16_t(rng.range(maxattr + 1, NLA_TYPE_MASK));
+			// (NLA_TYPE_MASK is an int, ~(flag bits): negative; its
+			// low 16 bits are the largest type)
+			constexpr std::int64_t kTypeMax = NLA_TYPE_MASK & 0xffff;
+			std::uint16_t t = rng.chance(20) ? 0 : std::uint16_t(rng.range(maxattr + 1, kTypeMax));
 			Attr a;
 			a.type = t;
 			a.data = random_bytes(rng, rng.below(13), false);
