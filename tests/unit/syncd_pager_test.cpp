@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "range_pager.h"
@@ -169,4 +175,99 @@ TEST(SyncdPager, PositionsKeepTheOrderOfKeys)
 	for (const auto &k : ks)
 		EXPECT_EQ(pg.key_at(pg.position(k)), k);
 	EXPECT_LE(pg.position(P + "0:0:0:1\x80"), pg.position(P + "0:0:0:2"));
+}
+
+// The next page is asked for while the caller loads the page before it (etcd
+// serves page K+1 while page K goes to the kernel), and the requests are
+// still the same, one at a time, in order
+TEST(SyncdPager, NextPageRequestedWhileThePageIsLoaded)
+{
+	std::vector<std::string> keys;
+	for (std::uint64_t i = 0; i < 5000; i++)
+		keys.push_back(mapping_key("/f", "hosts", i));
+	std::sort(keys.begin(), keys.end());
+	// the requests of a reader that asks only after loading
+	std::vector<std::string> seq_model;
+	{
+		Etcd34 m = store_of(with_neighbours(keys));
+		RangePager pager(P, E, 300);
+		while (!pager.done()) {
+			seq_model.push_back(pager.key() + "|" + pager.window_end());
+			Page p = m(pager.key(), pager.window_end(), 0, pager.limit());
+			const std::size_t n = p.kvs.size();
+			pager.advance(n, n ? p.kvs.front().key : "", n ? p.kvs.back().key : "", p.more, p.count);
+		}
+	}
+	ASSERT_GT(seq_model.size(), 10u);
+	Etcd34 model = store_of(with_neighbours(keys));
+	std::mutex mu;
+	std::condition_variable cv;
+	std::size_t asked = 0;
+	bool busy = false, overlapped = true;
+	std::vector<std::string> seq;
+	auto store = [&](const std::string &key, const std::string &end, std::int64_t rev, std::uint32_t limit) {
+		{
+			std::lock_guard lock(mu);
+			EXPECT_FALSE(busy) << "two requests at once";
+			busy = true;
+			seq.push_back(key + "|" + end);
+		}
+		Page p = model(key, end, rev, limit);
+		std::lock_guard lock(mu);
+		busy = false;
+		asked++;
+		cv.notify_all();
+		return p;
+	};
+	std::size_t pages = 0;
+	std::vector<std::string> got;
+	read_range(store, P, E, 300, [&](const Page &p) {
+		pages++;
+		for (const auto &kv : p.kvs)
+			got.push_back(kv.key);
+		// every page but the last: the next request is answered while
+		// this page is still being loaded
+		std::unique_lock lock(mu);
+		if (overlapped && pages < seq_model.size())
+			overlapped = cv.wait_for(lock, std::chrono::seconds(10), [&] { return asked > pages; });
+	});
+	EXPECT_TRUE(overlapped);
+	EXPECT_EQ(got, keys);
+	EXPECT_EQ(pages, seq_model.size());
+	EXPECT_EQ(seq, seq_model);
+}
+
+// A failing request ends the read after the pages before it were loaded; a
+// failing load ends it too, and a request in flight is waited for
+TEST(SyncdPager, ErrorsEndTheRead)
+{
+	std::vector<std::string> keys;
+	for (std::uint64_t i = 0; i < 1000; i++)
+		keys.push_back(mapping_key("/f", "hosts", i));
+	Etcd34 model = store_of(keys);
+	std::atomic<int> calls{0};
+	auto failing = [&](const std::string &key, const std::string &end, std::int64_t rev, std::uint32_t limit) {
+		if (++calls == 3)
+			throw std::runtime_error("member gone");
+		return model(key, end, rev, limit);
+	};
+	std::size_t loaded = 0;
+	EXPECT_THROW(read_range(failing, P, E, 100, [&](const Page &p) { loaded += p.kvs.size(); }), std::runtime_error);
+	EXPECT_EQ(calls, 3);
+	EXPECT_EQ(loaded, 200u);
+	calls = 0;
+	Etcd34 model2 = store_of(keys);
+	auto slow = [&](const std::string &key, const std::string &end, std::int64_t rev, std::uint32_t limit) {
+		calls++;
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+		return model2(key, end, rev, limit);
+	};
+	int pages = 0;
+	EXPECT_THROW(read_range(slow, P, E, 100,
+				[&](const Page &) {
+					if (++pages == 2)
+						throw std::logic_error("netlink");
+				}),
+		     std::logic_error);
+	EXPECT_EQ(calls, 3); // pages 1 and 2, and page 3 asked for before page 2 failed
 }
