@@ -354,16 +354,21 @@ teardown() {
 	local t0=$EPOCHREALTIME max=0 n secs
 	udp_storm "$c" 0 10000 &
 	local storm=$! adds
-	# (what the map holds while the storm runs: after it, the entries go
-	# idle within 4 s)
-	while kill -0 "$storm" 2>/dev/null; do
+	# (what the map holds while the storm runs, and once more right after
+	# it, in case the storm was over before a fetch came back: the entries
+	# go idle within 4 s)
+	sample_cache() {
 		mapfile -t adds < <(ilactl -n "$f" save hosts | grep '^map add ')
 		n=${#adds[@]}
 		[ "$n" -le 10 ]
 		[ "$n" -le "$max" ] || max=$n
 		[ "$n" -eq 0 ] || printf '%s\n' "${adds[@]}" | LC_ALL=C sort >"$BATS_TEST_TMPDIR/cached"
+	}
+	while kill -0 "$storm" 2>/dev/null; do
+		sample_cache
 	done
 	wait "$storm"
+	sample_cache
 	nap 1
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 1 }')
 	n=$(($(syncd_field "$f" cache.fetches) - fetches))
