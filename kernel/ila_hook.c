@@ -248,15 +248,12 @@ static noinline unsigned int ila_hook_quoted(const struct ila_hook_slot *s,
 					     const struct ila_hook *h,
 					     struct sk_buff *skb)
 {
-	const unsigned int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
-	const u8 *type, *q;
+	const unsigned int off = ila_icmp_err_off(skb);
 	struct ila_hook *qh;
-	u8 _type, _q[8];
+	const u8 *q;
+	u8 _q[8];
 
-	if (ipv6_hdr(skb)->nexthdr != IPPROTO_ICMPV6)
-		return NF_ACCEPT;
-	type = skb_header_pointer(skb, off, sizeof(_type), &_type);
-	if (!type || (*type & ICMPV6_INFOMSG_MASK))
+	if (!off)
 		return NF_ACCEPT;
 	/* the quoted address on the other side: source for dst, and back */
 	q = skb_header_pointer(skb, off + sizeof(struct icmp6hdr) +

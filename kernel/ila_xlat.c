@@ -114,16 +114,53 @@ static unsigned int ila_icmp_prepare(const struct sk_buff *skb,
 	return q->csum + 2;
 }
 
+/**
+ * ila_icmp_err_off - where the ICMPv6 header of an ICMPv6 error lies
+ * @skb: an IPv6 packet, network header at skb_network_offset()
+ *
+ * The error may follow extension headers (not in a fragment after the
+ * first, which has no ICMPv6 header). The one test every path that looks
+ * at quoted headers makes: the hooks' choice of the quoted address's hook,
+ * a map's lookup of the quoted identifier, and ila_xlat_skb().
+ * Return: the offset from skb->data, 0 if @skb is no ICMPv6 error.
+ */
+unsigned int ila_icmp_err_off(const struct sk_buff *skb)
+{
+	unsigned int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	u8 proto = ipv6_hdr(skb)->nexthdr, _type;
+	const u8 *type;
+	__be16 frag_off;
+	int l4off;
+
+	if (proto != IPPROTO_ICMPV6) {
+		if (!ipv6_ext_hdr(proto))
+			return 0;
+		l4off = ipv6_skip_exthdr(skb, off, &proto, &frag_off);
+		if (l4off < 0 || proto != IPPROTO_ICMPV6 ||
+		    (ntohs(frag_off) & ~0x7))
+			return 0;
+		off = l4off;
+	}
+	type = skb_header_pointer(skb, off, sizeof(_type), &_type);
+	if (!type || (*type & ICMPV6_INFOMSG_MASK))
+		return 0;
+	return off;
+}
+EXPORT_SYMBOL_GPL(ila_icmp_err_off);
+
 /*
  * Translate the packet in skb (network header at skb_network_offset) with
- * x: its address when inside the source prefix, and the matching address
- * of a header quoted in an ICMPv6 error. same_ident: translate a quoted
- * header only if its identifier equals the outer one's (x was built for
- * the outer identifier, as a map entry is). Returns false if the packet
- * must be dropped (not translatable, or not writable).
+ * x: its own address when outer (the caller found it inside the source
+ * prefix), and the matching address of a header quoted in an ICMPv6 error.
+ * Not outer: the quoted header only, even when x's prefix holds the
+ * packet's own address too (a slot's shorter prefix, whose longer one
+ * translates that address). same_ident: translate a quoted header only if
+ * its identifier equals the outer one's (x was built for the outer
+ * identifier, as a map entry is). Returns false if the packet must be
+ * dropped (not translatable, or not writable).
  */
 static bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
-			 bool same_ident)
+			 bool outer, bool same_ident)
 {
 	const unsigned int nhoff = skb_network_offset(skb);
 	unsigned int thoff = nhoff + sizeof(struct ipv6hdr);
@@ -131,12 +168,11 @@ static bool ila_xlat_skb(struct sk_buff *skb, const struct ila_xlat *x,
 	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	struct ila_quote q = { .off = 0 };
 	__u16 pseudo = 0, payload = 0, tot = 0;
-	bool outer, unfixed;
 	__be16 frag_off;
+	bool unfixed;
 	u8 proto;
 	int off;
 
-	outer = ila_match(x, (const u8 *)ip6h + x->aoff);
 	proto = ip6h->nexthdr;
 	if (likely(proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
 		if (!outer)
@@ -289,7 +325,7 @@ static enum ila_res ila_xlat_general(struct sk_buff *skb,
 {
 	if (outer && ila_xlat_skb_fast(skb, x))
 		return ILA_RES_XLAT;
-	if (unlikely(!ila_xlat_skb(skb, x, same_ident)))
+	if (unlikely(!ila_xlat_skb(skb, x, outer, same_ident)))
 		return ILA_RES_DROP;
 	return outer ? ILA_RES_XLAT : ILA_RES_PASS;
 }
@@ -335,17 +371,14 @@ EXPORT_SYMBOL_GPL(ila_rule_miss);
 static enum ila_res ila_rule_quoted(struct sk_buff *skb,
 				    const struct ila_rule *r)
 {
-	const unsigned int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	const unsigned int off = ila_icmp_err_off(skb);
 	const struct nf_ila_map_entry *e;
-	const u8 *type, *qaddr;
 	struct ila_xlat mx;
-	u8 _type, qbuf[16];
+	const u8 *qaddr;
+	u8 qbuf[16];
 	__be64 ident;
 
-	if (ipv6_hdr(skb)->nexthdr != IPPROTO_ICMPV6)
-		return ILA_RES_PASS;
-	type = skb_header_pointer(skb, off, sizeof(_type), &_type);
-	if (!type || (*type & ICMPV6_INFOMSG_MASK))
+	if (!off)
 		return ILA_RES_PASS;
 	qaddr = skb_header_pointer(skb, off + ILA_ICMP6_HLEN + r->x.qoff,
 				   sizeof(qbuf), qbuf);

@@ -79,6 +79,7 @@ enum ila_res ila_rule_slow(struct sk_buff *skb, const struct ila_rule *r,
 enum ila_res ila_rule_entry(struct sk_buff *skb, const struct ila_rule *r,
 			    const struct nf_ila_map_entry *e);
 enum ila_res ila_rule_miss(const struct ila_rule *r, __be64 ident);
+unsigned int ila_icmp_err_off(const struct sk_buff *skb);
 
 /*
  * Whether the L4 checksum field at head_off (from skb->head) of a

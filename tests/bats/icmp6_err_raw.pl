@@ -7,7 +7,9 @@
 # With HOME, the quoted packet has a Destination Options header with a
 # Home Address option (RFC 6275 6.3) between its IPv6 and UDP headers, and
 # its UDP checksum is computed over HOME as the pseudo-header's source, as
-# a mobile node's packet is. Prints the quoted UDP checksum field (4 hex
+# a mobile node's packet is. With ICMP6_OUTER_DSTOPT=1 in the environment,
+# the error itself carries a Destination Options header (PadN only) between
+# its IPv6 and ICMPv6 headers. Prints the quoted UDP checksum field (4 hex
 # digits, as tcpdump -x shows). Needs CAP_NET_RAW. Perl core only.
 use strict;
 use warnings;
@@ -53,7 +55,14 @@ my $quoted = pack('NnCC', 6 << 28, length($ext) + $ulen, $nh, 64) .
 # the error: type 1 (destination unreachable), code 4 (port unreachable)
 my $icmp0 = pack('CCnN', 1, 4, 0, 0) . $quoted;
 my $icmp = pack('CCnN', 1, 4, l4sum($a{$src}, $a{$dst}, 58, $icmp0), 0) . $quoted;
-my $pkt = pack('NnCC', 6 << 28, length $icmp, 58, 64) . $a{$src} . $a{$dst} . $icmp;
+my ($onh, $oext) = (58, '');
+if ($ENV{ICMP6_OUTER_DSTOPT}) {
+	# next header ICMPv6, length 0 (8 bytes): PadN with 4 bytes of padding
+	$oext = pack('CCCC', 58, 0, 1, 4) . "\0\0\0\0";
+	$onh = 60;
+}
+my $pkt = pack('NnCC', 6 << 28, length($oext) + length $icmp, $onh, 64) .
+	  $a{$src} . $a{$dst} . $oext . $icmp;
 
 socket(my $s, AF_INET6, 3, 255) or die "icmp6_err_raw.pl: raw socket: $!\n";
 send($s, $pkt, 0, pack_sockaddr_in6(0, $a{$dst})) == length $pkt or die "icmp6_err_raw.pl: send: $!\n";

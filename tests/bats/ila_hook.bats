@@ -331,6 +331,69 @@ hook_flush() {
 	hook_flush
 }
 
+# quoted_src FILE EXT : the source address an ICMPv6 error in FILE quotes
+# (after EXT 8-byte extension headers of its own), ila_expand form
+quoted_src() {
+	local -a w
+	local i first=$((28 + 4 * $2)) out=
+	read -ra w <<<"$(ila_pcap_words "$1")"
+	for ((i = first; i < first + 8; i++)); do
+		out+=$(printf '%x' "$((16#${w[i]}))")
+		((i < first + 7)) && out+=:
+	done
+	echo "$out"
+}
+
+@test "hook: an ICMPv6 error in a slot of nested prefixes: its address by the longest prefix, the quoted one by its own; behind an extension header too" {
+	ila_topo
+	local f=$BATS_TEST_TMPDIR tool=$BATS_TEST_DIRNAME/icmp6_err_raw.pl ext p
+	# a /32 and a /48 inside it, at one point: an error to an address of the
+	# /48 quoting a packet from elsewhere in the /32
+	hctl "$router" hook add a prerouting src-pfx 2001:db8::/32 dst-pfx 3fff:a::/32
+	hctl "$router" hook add b prerouting src-pfx 2001:db8:1::/48 dst-pfx 3fff:b:1::/48
+	ip -n "$router" -6 route add 3fff::/16 via fd00:2::2
+	for ext in 0 1; do
+		ila_capture_start "$router" r1 "$f/nested$ext.pcap" dst host 3fff:b:1::5
+		p=$CAP_PID
+		in_ns "$client" env ICMP6_OUTER_DSTOPT=$ext perl "$tool" \
+			fd00:1::2 2001:db8:1::5 2001:db8:2::7 fd00:1::2 >/dev/null
+		wait "$p"
+		run tcpdump -r "$f/nested$ext.pcap" -nn -vv
+		echo "$output"
+		[[ $output != *"bad"* ]]
+		[ "$(ila_pcap_addr "$f/nested$ext.pcap" dst)" = 3fff:b:1:0:0:0:0:5 ]
+		[ "$(quoted_src "$f/nested$ext.pcap" "$ext")" = 3fff:a:2:0:0:0:0:7 ]
+	done
+	# the error counts once, for the hook of its own address
+	[ "$(hook_field "$router" b packets)" -eq 2 ]
+	[ "$(hook_field "$router" a packets)" -eq 0 ]
+	[ "$(hook_field "$router" a drops)" -eq 0 ]
+	hook_flush
+
+	# a map whose prefix holds only the quoted address (the router's own
+	# error to a host outside it): the quoted identifier is looked up
+	# behind the error's extension header as without one
+	hctl "$router" map create q
+	hctl "$router" map add q 0:0:0:5 3333:0:0:1
+	hctl "$router" hook add m prerouting src-pfx "$ILA_SIR_PFX" map q
+	hctl "$router" hook add other prerouting src-pfx 2001:db8:7::/48 dst-pfx 3fff:7::/48
+	for ext in 0 1; do
+		ila_capture_start "$router" r1 "$f/map$ext.pcap" dst host fd00:2::2 and not tcp and not udp
+		p=$CAP_PID
+		in_ns "$client" env ICMP6_OUTER_DSTOPT=$ext perl "$tool" \
+			fd00:1::2 fd00:2::2 "$ILA_SIR_HOST" fd00:1::2 >/dev/null
+		wait "$p"
+		run tcpdump -r "$f/map$ext.pcap" -nn -vv
+		echo "$output"
+		[[ $output != *"bad"* ]]
+		[ "$(quoted_src "$f/map$ext.pcap" "$ext")" = 3333:0:0:1:0:0:0:5 ]
+	done
+	# both errors' quoted identifiers were looked up and found
+	[ "$(hctl "$router" -j map stats q | jq -r .hits)" -eq 2 ]
+	hook_flush
+	hctl "$router" map destroy q
+}
+
 @test "hook: output translates the destination and routes the packet again (the locator's route, not the SIR's): TCP and UDP" {
 	ila_topo
 	# The router itself talks to the SIR host. Its route for the SIR
