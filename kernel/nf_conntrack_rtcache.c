@@ -5,9 +5,9 @@
  * One hook, at the end of PRE_ROUTING, after every mangle/NAT/ILA rewrite.
  * For a packet of a confirmed connection it builds the inputs of the route
  * lookup that follows (struct rtc_key: destination and source address,
- * input interface, mark, DSCP, IPv6 flow label, rp_filter, and the
- * connection's protocol and ports, which fib rules and the L4 multipath
- * hash may use) and looks for the route recorded for the connection's
+ * input interface, mark, DSCP, IPv6 flow label and first next header,
+ * rp_filter, and the connection's protocol and ports, which fib rules and
+ * the L4 multipath hash may use) and looks for the route recorded for the connection's
  * direction under equal inputs:
  *  - hit: the route is attached and ip_rcv_finish / ip6_rcv_finish skip the
  *    FIB lookup (and, with rp_filter=1, the reverse-path lookup);
@@ -45,8 +45,16 @@
  *    as many entries as there are live conntracks, and bring the next slice
  *    in.
  *  - each entry holds a reference on its dsts; they are dropped on replace,
- *    reclaim, flush (sysctl), sysctl off, NETDEV_DOWN/UNREGISTER of the output
- *    or input device, netns exit and rmmod.
+ *    reclaim, flush (sysctl), sysctl off, netns exit and rmmod, and by a walk
+ *    of the worker after a device used by the entry went down, lost its
+ *    carrier or was unregistered.
+ *  - device events cost O(1) under RTNL: the notifier moves the device's
+ *    generation (rtc_net.dev_gen), which every hit compares with the one
+ *    its direction was recorded under (output and input device), and leaves
+ *    the walk that releases references to the worker. A carrier loss
+ *    matters for IPv6: the kernel marks the routes of the device
+ *    RTNH_F_LINKDOWN without renumbering their fib6 node, so a cookie alone
+ *    would keep a cached flow on the dead link (ignore_routes_with_linkdown).
  *
  * The dst is attached without taking a reference (skb_dst_set_noref), like the
  * kernel's own input routes: the receive path runs under rcu_read_lock() and
@@ -131,6 +139,16 @@
  */
 #define RTC_CHURN_WINDOW	HZ
 #define RTC_CHURN_BURST		8
+/*
+ * Device generations, indexed by ifindex: a netns's devices have small,
+ * mostly consecutive ifindexes, so a collision is rare, and costs only
+ * records of another device's connections again.
+ */
+#define RTC_DEV_GENS		64
+#define RTC_DEV_BKT(ifindex)	((u32)(ifindex) & (RTC_DEV_GENS - 1))
+/* rtc_net.gc_kicked bits */
+#define RTC_KICK_SLICE		0	/* a reclaim slice is pulled in */
+#define RTC_KICK_WALK		1	/* devices changed: release stale entries */
 
 /*
  * The inputs of a route lookup, as they are at the end of PRE_ROUTING, and
@@ -144,7 +162,15 @@ struct rtc_key {
 	int iif;		/* input interface */
 	__be32 flowlabel;	/* IPv6: the multipath hash uses it */
 	u8 dsfield;		/* DSCP (ECN masked) */
-	u8 rpf;			/* IPv4: rp_filter of the input device */
+	union {
+		u8 rpf;		/* IPv4: rp_filter of the input device */
+		/*
+		 * IPv6: the first next header, which ip6_route_input() puts in
+		 * flowi6_proto (the L3 multipath hash uses it; an extension
+		 * header in some packets of a connection is another input)
+		 */
+		u8 nexthdr;
+	};
 	u8 proto;		/* the connection's layer 4 protocol */
 	u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6 (= AF_INET, AF_INET6) */
 	u64 ports;		/* both tuples' ports (or ICMP id/type/code) */
@@ -158,7 +184,8 @@ struct rtc_dir {
 	bool attach;		/* forwarded: serve dst; else leave to the kernel */
 	bool multipath;		/* it chose among ECMP nexthops */
 	u8 churn;		/* records with new inputs in the current window */
-	u32 mp_gen;		/* rtc_net.mp_gen before the lookup (multipath) */
+	u8 obkt;		/* RTC_DEV_BKT() of the output device */
+	u32 gen;		/* rtc_dir_gen() when recorded */
 	u32 stamp;		/* jiffies (low 32 bits) when recorded */
 };
 
@@ -196,6 +223,13 @@ struct rtc_net {
 	 * fib_multipath_use_neigh. Multipath entries recorded before are stale.
 	 */
 	atomic_t mp_gen;
+	/*
+	 * Per device (RTC_DEV_BKT): moves when the device goes down, loses or
+	 * regains its carrier or is unregistered; written under RTNL inside
+	 * dev_seq, which a record checks around its route lookup.
+	 */
+	u32 dev_gen[RTC_DEV_GENS];
+	seqcount_t dev_seq;
 	struct mem_cgroup *memcg;	/* charged for the entries, or NULL */
 	int enabled;			/* sysctl net.netfilter.nf_conntrack_rtcache */
 	bool dead;			/* netns going away: no more lookups */
@@ -204,7 +238,7 @@ struct rtc_net {
 	/* reclaim: where the pass is (worker only), when it began */
 	struct rhashtable_iter gc_iter;
 	unsigned long gc_pass_start;
-	unsigned long gc_kicked;	/* bit 0: a slice is pulled in */
+	unsigned long gc_kicked;	/* RTC_KICK_* */
 	bool gc_dead;			/* the last slice found mostly dead ones */
 	struct ctl_table_header *sysctl_hdr;
 	struct ctl_table *sysctl_table;
@@ -305,14 +339,33 @@ static __always_inline int rtc_ip6_pcpu_check(const struct dst_entry *dst,
 }
 #endif
 
+/*
+ * The generation @d is valid under: its output and input devices' (a sum
+ * of counters that only grow moves when either does), and for an ECMP
+ * choice the multipath generation. @obkt: RTC_DEV_BKT of the output device.
+ */
+static __always_inline u32 rtc_dir_gen(const struct rtc_net *rn,
+				       const struct rtc_key *k, u8 obkt,
+				       bool multipath)
+{
+	u32 gen = READ_ONCE(rn->dev_gen[obkt]) +
+		  READ_ONCE(rn->dev_gen[RTC_DEV_BKT(k->iif)]);
+
+	if (multipath)
+		gen += (u32)atomic_read(&rn->mp_gen);
+	return gen;
+}
+
 /* @dst (cached in @d) if it is still valid, else NULL. */
 static __always_inline struct dst_entry *
 rtc_dir_dst(const struct rtc_net *rn, const struct rtc_dir *d,
 	    struct dst_entry *dst, u8 pf)
 {
-	/* the ECMP choice was made under another hash or neighbour state */
-	if (unlikely(d->multipath &&
-		     d->mp_gen != (u32)atomic_read(&rn->mp_gen)))
+	/*
+	 * a device of the route went down or lost its carrier, or the ECMP
+	 * choice was made under another hash or neighbour state
+	 */
+	if (unlikely(d->gen != rtc_dir_gen(rn, &d->key, d->obkt, d->multipath)))
 		return NULL;
 	/*
 	 * A route of the packet's family, whatever the key said: the checks
@@ -399,11 +452,13 @@ static void rtc_key_of(struct rtc_key *k, const struct sk_buff *skb,
 		k->daddr.in6 = ip6h->daddr;
 		k->saddr.in6 = ip6h->saddr;
 		k->flowlabel = ip6_flowlabel(ip6h);
+		k->nexthdr = ip6h->nexthdr;
 	}
 	k->mark = skb->mark;
 	k->iif = in->ifindex;
 	k->dsfield = rtc_dsfield(skb, pf);
-	k->rpf = rtc_rpf(in, pf);
+	if (pf == NFPROTO_IPV4)
+		k->rpf = rtc_rpf(in, pf);
 	k->proto = nf_ct_protonum(ct);
 	k->family = pf;
 	k->ports = rtc_ct_ports(ct);
@@ -431,7 +486,8 @@ static __always_inline bool rtc_key_match(const struct rtc_key *k,
 		if (!(ipv6_addr_equal(&k->daddr.in6, &ip6h->daddr) &
 		      ipv6_addr_equal(&k->saddr.in6, &ip6h->saddr)))
 			return false;
-		diff = k->flowlabel ^ ip6_flowlabel(ip6h);
+		diff = (k->flowlabel ^ ip6_flowlabel(ip6h)) |
+		       (k->nexthdr ^ ip6h->nexthdr);
 	}
 	diff |= (k->mark ^ skb->mark) | (k->iif ^ in->ifindex) |
 		(k->dsfield ^ rtc_dsfield(skb, pf)) |
@@ -578,7 +634,7 @@ static bool rtc_churn_ok(const struct rtc_dir *old, struct rtc_dir *fresh)
  */
 static void rtc_gc_kick(struct rtc_net *rn)
 {
-	if (!test_and_set_bit(0, &rn->gc_kicked))
+	if (!test_and_set_bit(RTC_KICK_SLICE, &rn->gc_kicked))
 		mod_delayed_work(system_power_efficient_wq, &rn->gc_work, 1);
 }
 
@@ -676,11 +732,10 @@ static noinline void rtc_route(struct rtc_net *rn, struct sk_buff *skb,
 			       const struct rtc_key *key,
 			       const struct nf_hook_state *state)
 {
-	struct rtc_dir fresh = {
-		.key = *key,
-		/* before the lookup: a change during it makes the entry stale */
-		.mp_gen = atomic_read(&rn->mp_gen),
-	};
+	struct rtc_dir fresh = { .key = *key };
+	/* before the lookup: a change during it makes the entry stale */
+	u32 mp_gen = atomic_read(&rn->mp_gen);
+	unsigned int seq = read_seqcount_begin(&rn->dev_seq);
 	struct dst_entry *dst;
 	int err;
 
@@ -711,6 +766,13 @@ static noinline void rtc_route(struct rtc_net *rn, struct sk_buff *skb,
 			rtc_mp_hash_per_flow(state->net, state->pf));
 	if (state->pf == NFPROTO_IPV6)
 		fresh.cookie = rt6_get_cookie((const struct rt6_info *)dst);
+	fresh.obkt = RTC_DEV_BKT(dst->dev->ifindex);
+	fresh.gen = rtc_dir_gen(rn, key, fresh.obkt, false);
+	/* a device changed during the lookup: routed, not recorded */
+	if (read_seqcount_retry(&rn->dev_seq, seq))
+		return;
+	if (fresh.multipath)
+		fresh.gen += mp_gen;
 	rtc_store(rn, ct, dir, &fresh);
 }
 
@@ -829,21 +891,7 @@ static const struct nf_hook_ops rtc_hook_ops[] = {
 
 /* ---- table walks: flush, netdev events, reclaim ------------------------------ */
 
-enum rtc_walk_mode { RTC_WALK_FLUSH, RTC_WALK_DEV };
-
-static bool rtc_entry_uses_dev(const struct rtc_entry *e,
-			       const struct net_device *dev)
-{
-	int i;
-
-	for (i = 0; i < IP_CT_DIR_MAX; i++) {
-		const struct rtc_dir *d = &e->dir[i];
-
-		if (d->dst && (d->dst->dev == dev || d->key.iif == dev->ifindex))
-			return true;
-	}
-	return false;
-}
+enum rtc_walk_mode { RTC_WALK_FLUSH, RTC_WALK_STALE };
 
 /*
  * Has the connection of @e gone? e->ct was stored long ago: the memory may
@@ -912,8 +960,7 @@ static bool rtc_entry_stale(const struct rtc_net *rn, const struct rtc_entry *e)
 	return false;
 }
 
-static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
-		     const struct net_device *dev)
+static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode)
 {
 	unsigned int seen = 0, flushed = 0;
 	struct rhashtable_iter iter;
@@ -931,8 +978,8 @@ static void rtc_walk(struct rtc_net *rn, enum rtc_walk_mode mode,
 		case RTC_WALK_FLUSH:
 			flushed += rtc_unlink(rn, e);
 			break;
-		case RTC_WALK_DEV:
-			if (rtc_entry_uses_dev(e, dev) || rtc_entry_stale(rn, e))
+		case RTC_WALK_STALE:
+			if (rtc_entry_stale(rn, e))
 				flushed += rtc_unlink(rn, e);
 			break;
 		}
@@ -1007,7 +1054,11 @@ static void rtc_gc_work(struct work_struct *work)
 
 	if (READ_ONCE(rn->dead))
 		return;
-	kicked = test_and_clear_bit(0, &rn->gc_kicked) || rn->gc_dead;
+	/* a device changed: release the references of what it made stale */
+	if (test_and_clear_bit(RTC_KICK_WALK, &rn->gc_kicked))
+		rtc_walk(rn, RTC_WALK_STALE);
+	kicked = test_and_clear_bit(RTC_KICK_SLICE, &rn->gc_kicked) ||
+		 rn->gc_dead;
 	if (rtc_gc_slice(rn, kicked ? RTC_GC_CHECKS_KICKED : RTC_GC_CHECKS,
 			 &dead)) {
 		/* the pass is over; the next starts from the table's start */
@@ -1024,25 +1075,47 @@ static void rtc_gc_work(struct work_struct *work)
 	if (!atomic_read(&rn->count) || READ_ONCE(rn->dead))
 		return;
 	/* a kick that came during the slice keeps its one-jiffy delay */
-	if (!test_bit(0, &rn->gc_kicked))
+	if (!rn->gc_kicked)
 		queue_delayed_work(system_power_efficient_wq, &rn->gc_work,
 				   delay);
 }
 
+/*
+ * A device went down, changed its carrier or is being unregistered: the
+ * routes recorded through it (output or input) are stale from now on, at
+ * the cost of one generation store, whatever the table's size. The
+ * references they hold are released by the worker's walk, without RTNL
+ * (an unregistration waits for them in netdev_run_todo(), RTNL released).
+ * Runs after the kernel's own notifiers (registered earlier at the same
+ * priority) changed the routes: a record whose lookup ran before the
+ * change sees dev_seq move.
+ */
 static int rtc_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct rtc_net *rn;
+	u32 *gen;
 
-	if ((event != NETDEV_DOWN && event != NETDEV_UNREGISTER) ||
-	    READ_ONCE(rtc_unloading))
+	if ((event != NETDEV_DOWN && event != NETDEV_UNREGISTER &&
+	     event != NETDEV_CHANGE) || READ_ONCE(rtc_unloading))
 		return NOTIFY_DONE;
-	/* RTNL held: serialised with the table's destruction in rtc_net_exit */
+	/* RTNL held: rtc_net_exit waits for it before stopping the worker */
 	rn = rtc_pernet(dev_net(dev));
-	if (READ_ONCE(rn->dead) || !atomic_read(&rn->count))
+	if (READ_ONCE(rn->dead))
 		return NOTIFY_DONE;
-	rtc_walk(rn, RTC_WALK_DEV, dev);
+	gen = &rn->dev_gen[RTC_DEV_BKT(dev->ifindex)];
+	preempt_disable();
+	write_seqcount_begin(&rn->dev_seq);
+	WRITE_ONCE(*gen, *gen + 1);
+	write_seqcount_end(&rn->dev_seq);
+	preempt_enable();
+	/* a carrier that came back leaves nothing to release */
+	if (!atomic_read(&rn->count) ||
+	    (event == NETDEV_CHANGE && netif_carrier_ok(dev)))
+		return NOTIFY_DONE;
+	if (!test_and_set_bit(RTC_KICK_WALK, &rn->gc_kicked))
+		mod_delayed_work(system_power_efficient_wq, &rn->gc_work, 0);
 	return NOTIFY_DONE;
 }
 
@@ -1115,7 +1188,7 @@ static int rtc_sysctl_enabled(NFILR_CTL_TABLE *table, int write,
 		return ret;
 	WRITE_ONCE(rn->enabled, val);
 	if (!val)
-		rtc_walk(rn, RTC_WALK_FLUSH, NULL);
+		rtc_walk(rn, RTC_WALK_FLUSH);
 	return 0;
 }
 
@@ -1136,7 +1209,7 @@ static int rtc_sysctl_flush(NFILR_CTL_TABLE *table, int write,
 	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
 	if (ret)
 		return ret;
-	rtc_walk(rn, RTC_WALK_FLUSH, NULL);
+	rtc_walk(rn, RTC_WALK_FLUSH);
 	return 0;
 }
 
@@ -1254,6 +1327,8 @@ static int __net_init rtc_net_init(struct net *net)
 	rn->dead = false;
 	atomic_set(&rn->count, 0);
 	atomic_set(&rn->mp_gen, 0);
+	memset(rn->dev_gen, 0, sizeof(rn->dev_gen));
+	seqcount_init(&rn->dev_seq);
 	INIT_DELAYED_WORK(&rn->gc_work, rtc_gc_work);
 	/*
 	 * Entries are allocated in softirq context, where no task's cgroup
@@ -1333,12 +1408,16 @@ static void __net_exit rtc_net_exit(struct net *net)
 
 	remove_proc_entry("nf_conntrack_rtcache", net->proc_net_stat);
 	rtc_sysctl_exit(rn);
+	/*
+	 * netdev notifiers run under RTNL and queue the worker unless they
+	 * see dead (set in .pre_exit): once RTNL was ours, none will
+	 */
+	rtnl_lock();
+	rtnl_unlock();
 	cancel_delayed_work_sync(&rn->gc_work);
 	rhashtable_walk_exit(&rn->gc_iter);
-	rtnl_lock();
 	rhashtable_free_and_destroy(&rn->ht, rtc_destroy_entry, NULL);
 	atomic_set(&rn->count, 0);
-	rtnl_unlock();
 	free_percpu(rn->stat);
 }
 

@@ -141,13 +141,15 @@ route_change() {
 	route_change 6
 }
 
-# link_flap F : egress down drops the entries at once; up again re-caches.
+# link_flap F : egress down drops the entries (released by the worker); up
+# again re-caches.
 link_flap() {
 	fam "$1"
 	udp_send "$CLI" 4002 "$SRV" 5000 5
 	expect entries "$(rtc_stat entries)" -eq 1
 	ip -n "$router" link set r1 down
-	expect "entries after down" "$(rtc_stat entries)" -eq 0
+	# released by the worker, without RTNL
+	rwait 5 stat_is entries 0
 	expect flushes "$(rtc_d flushes)" -ge 1
 	udp_send "$CLI" 4002 "$SRV" 5000 5
 	expect "received while down" "$(srv_count "s0v$F")" -eq 5
@@ -158,6 +160,56 @@ link_flap() {
 	udp_send "$CLI" 4002 "$SRV" 5000 10
 	expect "received after up" "$(srv_count "s0v$F")" -eq 15
 	expect "hits after up" "$(rtc_d hits)" -ge $((h + 8))
+}
+
+@test "IPv4: egress link down/up" {
+	link_flap 4
+}
+
+@test "IPv6: egress link down/up" {
+	link_flap 6
+}
+
+# no_carrier : the router's r1 has lost its carrier
+no_carrier() { ip -n "$router" link show r1 | grep -q NO-CARRIER; }
+
+# carrier_loss F : path A's far end goes down, so r1 loses its carrier but
+# stays up with its routes, which the kernel marks linkdown; with
+# ignore_routes_with_linkdown the FIB then chooses path B (a worse route),
+# and so must a cached flow, on its next packet. Back on path A when the
+# carrier returns.
+carrier_loss() {
+	fam "$1"
+	local conf=/proc/sys/net/ipv$F/conf
+	RTC_UNDO='ip -n "$server" link set s0 up
+		ip -n "$router" route del '"$PFX"' via '"$NHB"' metric 2000 2>/dev/null
+		rns "$router" busybox sh -c "echo 0 >'"$conf"'/all/ignore_routes_with_linkdown
+			echo 0 >'"$conf"'/r1/ignore_routes_with_linkdown"; true'
+	rns "$server" busybox sh -c 'echo 1 >/proc/sys/net/ipv6/conf/s0/keep_addr_on_down'
+	rns "$router" busybox sh -c "echo 1 >$conf/all/ignore_routes_with_linkdown
+		echo 1 >$conf/r1/ignore_routes_with_linkdown"
+	ip -n "$router" route add "$PFX" via "$NHB" metric 2000
+	udp_send "$CLI" 4170 "$SRV" 5000 5
+	expect "hits before" "$(rtc_d hits)" -eq 3
+	ip -n "$server" link set s0 down
+	rwait 5 no_carrier
+	udp_send "$CLI" 4170 "$SRV" 5000 5
+	expect "received on path B without carrier on A" "$(srv_count "s1v$F")" -eq 5
+	expect "received on path A" "$(srv_count "s0v$F")" -eq 5
+	ip -n "$server" link set s0 up
+	rwait 10 eval '! no_carrier'
+	rwait 10 rns "$router" busybox ping "$IPF" -c 1 -W 1 "$NHA"
+	udp_send "$CLI" 4170 "$SRV" 5000 5
+	expect "received on path A again" "$(srv_count "s0v$F")" -eq 10
+	expect "received on path B" "$(srv_count "s1v$F")" -eq 5
+}
+
+@test "IPv4: carrier loss on the egress link moves cached flows to the backup route (ignore_routes_with_linkdown)" {
+	carrier_loss 4
+}
+
+@test "IPv6: carrier loss on the egress link moves cached flows to the backup route (ignore_routes_with_linkdown)" {
+	carrier_loss 6
 }
 
 @test "IPv6: a path MTU exception on another route leaves cached routes valid" {
@@ -196,14 +248,6 @@ link_flap() {
 	# packet 1 of each: unconfirmed; packet 2: routed once by the cache
 	expect misses "$(rtc_d misses)" -eq 2
 	expect entries "$(rtc_stat entries)" -eq 2
-}
-
-@test "IPv4: egress link down/up" {
-	link_flap 4
-}
-
-@test "IPv6: egress link down/up" {
-	link_flap 6
 }
 
 rpf_drops() {
@@ -490,6 +534,47 @@ move_nft() {
 	udp_send fd00:1::2 4150 fd00:9::9 5000 6
 	expect "policy 2: hits" "$(rtc_d hits)" -eq "$h"
 	eval "$RTC_UNDO"
+}
+
+# l3_path LABEL PAD SPORT : one datagram fd00:1::2 -> fd00:9::9 with flow
+# label LABEL (PAD=1: behind a Destination Options header); prints the
+# path it took, A or B (or none)
+l3_path() {
+	local da db
+	da=$(srv_count s0v6) db=$(srv_count s1v6)
+	rns "$client" env UDP6_FLOWLABEL="$1" UDP6_PADOPT="$2" \
+		perl "$BATS_TEST_DIRNAME/udp6_raw.pl" fd00:1::2 fd00:9::9 "$3" 5000 >/dev/null
+	da=$(($(srv_count s0v6) - da)) db=$(($(srv_count s1v6) - db))
+	if [ "$da" = 1 ]; then echo A; elif [ "$db" = 1 ]; then echo B; else echo none; fi
+}
+
+@test "IPv6 ECMP (L3 hash): the first next header is a routing input, a datagram behind an extension header takes the kernel's path" {
+	# ip6_route_input() hashes the first next header (flowi6_proto) with
+	# the addresses and the flow label: datagrams of one connection with
+	# and without a Destination Options header may take different paths
+	RTC_UNDO='rtc_routes; rns "$router" busybox sh -c "echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache"'
+	rns "$router" busybox sh -c 'echo 0 >/proc/sys/net/ipv6/fib_multipath_hash_policy'
+	ip -n "$router" -6 route replace fd00:9::9/128 nexthop via fd00:2::2 nexthop via fd00:4::2
+	# without the cache: a flow label whose two datagrams part ways
+	rns "$router" busybox sh -c 'echo 0 >/proc/sys/net/netfilter/nf_conntrack_rtcache'
+	local l label= plain pad i
+	for ((l = 1; l <= 24 && !label; l++)); do
+		plain=$(l3_path $l 0 4180) pad=$(l3_path $l 1 4180)
+		expect "label $l: delivered without the header" "$plain" != none
+		expect "label $l: delivered with it" "$pad" != none
+		[ "$plain" = "$pad" ] || label=$l
+	done
+	echo "# flow label $label: without the header path $plain, with it $pad" >&3
+	[ -n "$label" ]
+	# with the cache: a connection recorded without the header, then one
+	# datagram with it, then without again: each on the kernel's path
+	rns "$router" busybox sh -c 'echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache'
+	for i in 1 2 3 4; do
+		expect "datagram $i without the header" "$(l3_path "$label" 0 4181)" = "$plain"
+	done
+	expect "hits" "$(rtc_d hits)" -ge 2
+	expect "with the header" "$(l3_path "$label" 1 4181)" = "$pad"
+	expect "without it again" "$(l3_path "$label" 0 4181)" = "$plain"
 }
 
 # mac NS DEV : the MAC address of DEV in NS.
