@@ -1105,11 +1105,12 @@ static int rtc_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (READ_ONCE(rn->dead))
 		return NOTIFY_DONE;
 	gen = &rn->dev_gen[RTC_DEV_BKT(dev->ifindex)];
-	preempt_disable();
+	/* readers run in softirq: none may spin on this CPU's open write */
+	local_bh_disable();
 	write_seqcount_begin(&rn->dev_seq);
 	WRITE_ONCE(*gen, *gen + 1);
 	write_seqcount_end(&rn->dev_seq);
-	preempt_enable();
+	local_bh_enable();
 	/* a carrier that came back leaves nothing to release */
 	if (!atomic_read(&rn->count) ||
 	    (event == NETDEV_CHANGE && netif_carrier_ok(dev)))
