@@ -245,10 +245,40 @@ route_change_pass() {
 	csv "rtcache,$FAM,$1,,pass_ns_per_pkt=$((t0 * 1000 / n))"
 	csv "rtcache,$FAM,$1,,pass_rtchg_ns_per_pkt=$((t2 * 1000 / n))"
 }
+# rtnl_churn ROW : with the row's entries in place, a container's veth
+# comes and goes in the router netns (add, up, down, del; it carries none
+# of the connections): the longest time rtcache's netdev notifier held RTNL
+# in one call, and how long the worker's walk that releases stale entries
+# took, both from the function graph tracer (guest us; c rows only).
+rtnl_churn() {
+	local t=/sys/kernel/tracing n us walk calls
+	[ -e $t/set_graph_function ] || t=/sys/kernel/debug/tracing
+	grep -qw rtc_netdev_event $t/available_filter_functions 2>/dev/null || return 0
+	n=$(rtc_entries)
+	echo 'rtc_netdev_event rtc_gc_work' >$t/set_graph_function || return 0
+	echo 1 >$t/max_graph_depth
+	echo function_graph >$t/current_tracer
+	echo >$t/trace
+	in_rtr ip link add vchurn type veth peer name vchurn1 &&
+		in_rtr ip link set vchurn up && in_rtr ip link set vchurn down &&
+		in_rtr ip link del vchurn
+	# the walk the down and del queued: the worker runs it soon after
+	in_rtr bash -c 'exec 3<> <(:); read -rt 2 -u 3 || :'
+	# "rtc_netdev_event [mod]();" lines carry their duration before "us"
+	us=$(awk '/rtc_netdev_event/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us" && $i > m) m = $i } END { print m + 0 }' $t/trace)
+	calls=$(grep -c 'rtc_netdev_event' $t/trace)
+	walk=$(awk '/rtc_gc_work/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us" && $i > m) m = $i } END { print m + 0 }' $t/trace)
+	echo nop >$t/current_tracer
+	echo >$t/set_graph_function
+	log "IPv$FAM $1: veth add/up/down/del with $n entries: rtcache's netdev notifier held RTNL at most $us guest-us per call ($calls calls); the worker's longest run $walk guest-us"
+	csv "rtcache,$FAM,$1,,rtnl_notifier_max_us=$us"
+	csv "rtcache,$FAM,$1,,churn_worker_max_us=$walk"
+}
 # scale_teardown ROW : with the rows' connections still in place, what
-# removing them costs (c rows). Odd rounds: the flush sysctl's walk, which
-# is the walk a link going down makes (synchronous, under RTNL), in guest
-# nanoseconds per entry. Even rounds: conntrack -F, then the time the
+# removing them costs (c rows). Odd rounds: a veth's churn (rtnl_churn),
+# then the flush sysctl's walk (the walk the worker makes after a device
+# went down, in the worker instead of under RTNL), in guest nanoseconds
+# per entry. Even rounds: conntrack -F, then the time the
 # reclaim worker takes to empty the table without traffic (no refused
 # insert brings it forward), in entries per guest second. Guest time
 # advances with the instructions run (icount), so both count work done.
@@ -260,6 +290,7 @@ scale_teardown() {
 	r=$(($(cat "$f" 2>/dev/null || echo 0) + 1))
 	echo $r >"$f"
 	if ((r % 2)); then
+		rtnl_churn "$1"
 		t=$(in_rtr bash -c 't0=${EPOCHREALTIME/./}; echo 1 >/proc/sys/net/netfilter/nf_conntrack_rtcache_flush; echo $((${EPOCHREALTIME/./} - t0))')
 		log "IPv$FAM $1: flush walk over $n entries: $t guest-us"
 		csv "rtcache,$FAM,$1,,flush_ns_per_entry=$((t * 1000 / n))"
