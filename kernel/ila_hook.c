@@ -358,10 +358,20 @@ static int ila_hook_tbl_add(struct ila_hook_tbl *t, struct ila_hook *h,
 	return 0;
 }
 
+/* The largest table: NF_ILA_MAX_HOOKS hooks in one slot. */
+#define ILA_HOOK_TBL_MAX \
+	(sizeof(struct ila_hook_tbl) + \
+	 sizeof(struct ila_hook *) * roundup_pow_of_two(2 * NF_ILA_MAX_HOOKS))
+
 /*
  * The table of slot s's hooks, with add added and skip left out (either
  * may be NULL; the slot keeps at least one hook). -EEXIST (said in ext) if
  * two hooks would serve the same prefix. Under the netns lock.
+ *
+ * A delete (add NULL) must not fail, whatever the memory cgroup's state:
+ * its table, smaller than the one it replaces, is allocated without the
+ * cgroup's charge and without failing (two pages at most, see
+ * ILA_HOOK_TBL_MAX); an add is charged and fails with -ENOMEM at the limit.
  */
 static struct ila_hook_tbl *ila_hook_tbl_build(struct nf_ila_net *in,
 					       struct ila_hook_slot *s,
@@ -369,12 +379,15 @@ static struct ila_hook_tbl *ila_hook_tbl_build(struct nf_ila_net *in,
 					       struct ila_hook *skip,
 					       struct netlink_ext_ack *ext)
 {
+	const gfp_t gfp = add ? NF_ILA_GFP : GFP_KERNEL | __GFP_NOFAIL;
 	struct ila_hook **v, *h;
 	unsigned int n = 0, i;
 	struct ila_hook_tbl *t;
 	int err = 0;
 
-	v = kmalloc_array(s->nhooks + 1, sizeof(*v), GFP_KERNEL);
+	BUILD_BUG_ON(ILA_HOOK_TBL_MAX > 2 * PAGE_SIZE);
+	v = kmalloc_array(s->nhooks + 1, sizeof(*v),
+			  add ? GFP_KERNEL : GFP_KERNEL | __GFP_NOFAIL);
 	if (!v)
 		return ERR_PTR(-ENOMEM);
 	list_for_each_entry(h, &in->hooks, list)
@@ -383,7 +396,7 @@ static struct ila_hook_tbl *ila_hook_tbl_build(struct nf_ila_net *in,
 	if (add)
 		v[n++] = add;
 	t = kzalloc(struct_size(t, bkt, n > 1 ? roundup_pow_of_two(2 * n) : 0),
-		    NF_ILA_GFP);
+		    gfp);
 	if (!t) {
 		err = -ENOMEM;
 		goto out;
@@ -908,6 +921,7 @@ struct genl_family nf_ila_hook_family __ro_after_init = {
 	.version	= ILA_HOOK_GENL_VERSION,
 	.maxattr	= ILA_HOOK_A_MAX,
 	.policy		= nf_ila_hook_policy,
+	.pre_doit	= nf_ila_genl_pre_doit,
 	.netnsok	= true,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
@@ -919,18 +933,28 @@ struct genl_family nf_ila_hook_family __ro_after_init = {
 
 /* ---- netns ----------------------------------------------------------------- */
 
-/* The netns is going: every slot unregistered, every hook freed. */
-void nf_ila_hook_net_exit(struct net *net, struct nf_ila_net *in)
+/*
+ * The netns is going (.pre_exit): every slot unregistered. The netns core
+ * lets an RCU grace period pass, once for the whole batch of namespaces,
+ * before .exit frees them (nf_ila_hook_net_exit): a netns that goes adds
+ * no grace period of its own to the shared cleanup work.
+ */
+void nf_ila_hook_net_pre_exit(struct net *net, struct nf_ila_net *in)
+{
+	struct ila_hook_slot *s;
+
+	lockdep_assert_held(&in->lock);
+	list_for_each_entry(s, &in->slots, list)
+		nf_unregister_net_hook(net, &s->ops);
+}
+
+/* The netns is gone (.exit): every hook and slot freed, no packet in them. */
+void nf_ila_hook_net_exit(struct nf_ila_net *in)
 {
 	struct ila_hook_slot *s, *stmp;
 	struct ila_hook *h, *htmp;
 
 	lockdep_assert_held(&in->lock);
-	if (list_empty(&in->slots))
-		return;
-	list_for_each_entry(s, &in->slots, list)
-		nf_unregister_net_hook(net, &s->ops);
-	synchronize_net();	/* no packet is inside one of them any more */
 	list_for_each_entry_safe(h, htmp, &in->hooks, list) {
 		list_del(&h->list);
 		ila_hook_free(h);

@@ -19,6 +19,7 @@
 #include <linux/ila_hook.h>
 #include <linux/ila_map.h>
 
+#include "compat.h"
 #include "ila.h"
 
 static unsigned int nf_ila_net_id __read_mostly;
@@ -30,6 +31,24 @@ MODULE_PARM_DESC(selftest, "check the inline map lookup against rhashtable_looku
 struct nf_ila_net *nf_ila_pernet(const struct net *net)
 {
 	return net_generic(net, nf_ila_net_id);
+}
+
+/*
+ * Before every request of both families (a dump's NLM_F_DUMP sends it to
+ * the dumpit instead): nlmsg_flags hold only NLM_F_REQUEST, NLM_F_ACK and
+ * NLM_F_ECHO. NLM_F_CREATE, EXCL and REPLACE (rtnetlink's) would be
+ * silently ignored: a replace is an attribute here, and creating never
+ * replaces.
+ */
+int nf_ila_genl_pre_doit(NFILR_GENL_OPS *ops, struct sk_buff *skb,
+			 struct genl_info *info)
+{
+	if (info->nlhdr->nlmsg_flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "nlmsg_flags other than REQUEST, ACK, ECHO (replace is an attribute)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int __net_init nf_ila_net_init(struct net *net)
@@ -45,23 +64,34 @@ static int __net_init nf_ila_net_init(struct net *net)
 	return 0;
 }
 
+/* No packet enters a hook once this returns (and a grace period passed). */
+static void __net_exit nf_ila_net_pre_exit(struct net *net)
+{
+	struct nf_ila_net *in = nf_ila_pernet(net);
+
+	mutex_lock(&in->lock);
+	nf_ila_hook_net_pre_exit(net, in);
+	mutex_unlock(&in->lock);
+}
+
 /* Hooks first: they hold maps. Rules holding maps free them on destroy. */
 static void __net_exit nf_ila_net_exit(struct net *net)
 {
 	struct nf_ila_net *in = nf_ila_pernet(net);
 
 	mutex_lock(&in->lock);
-	nf_ila_hook_net_exit(net, in);
+	nf_ila_hook_net_exit(in);
 	nf_ila_map_net_exit(in);
 	mutex_unlock(&in->lock);
 	mutex_destroy(&in->lock);
 }
 
 static struct pernet_operations nf_ila_net_ops = {
-	.init	= nf_ila_net_init,
-	.exit	= nf_ila_net_exit,
-	.id	= &nf_ila_net_id,
-	.size	= sizeof(struct nf_ila_net),
+	.init		= nf_ila_net_init,
+	.pre_exit	= nf_ila_net_pre_exit,
+	.exit		= nf_ila_net_exit,
+	.id		= &nf_ila_net_id,
+	.size		= sizeof(struct nf_ila_net),
 };
 
 static int __init nf_ila_init(void)

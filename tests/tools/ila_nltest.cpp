@@ -149,6 +149,17 @@ int main(int argc, char **argv)
 			 good_add(n, g);
 			 n->nlmsg_flags |= NLM_F_REPLACE;
 		 }},
+		{"NLM_F_CREATE | NLM_F_EXCL on a new entry (rtnetlink's flags)",
+		 [&](nlmsghdr *n, genlmsghdr *g) {
+			 good_add(n, g);
+			 n->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
+		 }},
+		{"NLM_F_CREATE on a new map",
+		 [&](nlmsghdr *n, genlmsghdr *g) {
+			 g->cmd = ILA_MAP_CMD_NEWMAP;
+			 mnl_attr_put_strz(n, ILA_MAP_A_NAME, "nltest-create");
+			 n->nlmsg_flags |= NLM_F_CREATE;
+		 }},
 		{"replace flag with a payload",
 		 [&](nlmsghdr *n, genlmsghdr *g) {
 			 g->cmd = ILA_MAP_CMD_NEWENTRY;

@@ -19,7 +19,10 @@
  * new hook in place of the existing hook NAME (ENOENT if there is none) in
  * one step: every packet meets the old hook or the new one, never neither
  * or both; the counters start from zero. Write commands need
- * CAP_NET_ADMIN in the user namespace owning the netns.
+ * CAP_NET_ADMIN in the user namespace owning the netns. Headers are
+ * checked as <linux/ila_map.h> says: genlmsghdr.reserved 0, nlmsg_flags
+ * only NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO (and NLM_F_DUMP for a dump),
+ * else EINVAL.
  */
 #ifndef _UAPI_LINUX_ILA_HOOK_H
 #define _UAPI_LINUX_ILA_HOOK_H

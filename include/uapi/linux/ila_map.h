@@ -20,7 +20,10 @@
  *                                                 and max-entries atomically
  *
  * Headers are checked strictly: genlmsghdr.reserved must be 0 and
- * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_DUMP.
+ * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, and
+ * NLM_F_DUMP for a dump; a request with another flag (NLM_F_CREATE,
+ * NLM_F_EXCL, NLM_F_REPLACE: a replace is ILA_MAP_A_REPLACE) is refused
+ * with EINVAL.
  * Write commands and entry reads (GETENTRY, its dumps) need CAP_NET_ADMIN in
  * the user namespace owning the netns; the map list and counters are open,
  * as route dumps are. Dumps may be marked
