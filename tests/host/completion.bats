@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# Bash completion of ilactl (packaging/bash-completion/ilactl), on the HOST
+# (no VM; part of `make check`), driven as bash drives it: COMP_WORDS,
+# COMP_CWORD, then _ilactl and its COMPREPLY.
+#
+#   _ilactl ──"ilactl --help"────────> the real build/bin/ilactl (grammar, values)
+#           ──"ilactl [-n NS] -j map|hook list"──> stub: maps/hooks per namespace
+#           ──"ip netns list"────────> stub: red, blue
+
+setup() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	[ -x "$TOP/build/bin/ilactl" ]
+	STUB=$BATS_TEST_TMPDIR/stub
+	mkdir -p "$STUB"
+	cat >"$STUB/ilactl" <<-EOS
+	#!/bin/bash
+	case "\$*" in
+	--help) exec "$TOP/build/bin/ilactl" --help ;;
+	"-j map list") echo '[{"name":"hosts","entries":1},{"name": "copy","entries":0}]' ;;
+	"-j hook list") echo '[{"name":"h1","hook":"prerouting"}]' ;;
+	"-n blue -j map list") echo '[{"name":"bluemap","entries":0}]' ;;
+	"-n blue -j hook list") echo '[{"name":"bluehook","hook":"input"}]' ;;
+	*) exit 1 ;;
+	esac
+	EOS
+	cat >"$STUB/ip" <<-'EOS'
+	#!/bin/bash
+	[ "$*" = "netns list" ] && printf 'red (id: 0)\nblue\n'
+	EOS
+	chmod +x "$STUB/ilactl" "$STUB/ip"
+	PATH=$STUB:$PATH
+	. "$TOP/packaging/bash-completion/ilactl"
+	mkdir -p "$BATS_TEST_TMPDIR/files" && cd "$BATS_TEST_TMPDIR/files"
+	touch maps.conf
+}
+
+# comp WORD...: the completions of the last WORD (may be ""), sorted, one
+# line. COMP_WORDS as bash sets it: split at COMP_WORDBREAKS' ':' too
+# ("0:0:0:1" is five words), COMP_LINE and COMP_POINT the line as typed.
+comp() {
+	local w
+	COMP_WORDS=(ilactl)
+	local -a parts
+	for w in "$@"; do
+		if [[ $w == *:* ]]; then
+			read -r -a parts <<<"${w//:/ : }"
+			[[ $w == *: ]] && parts+=("")
+			COMP_WORDS+=("${parts[@]}")
+		else
+			COMP_WORDS+=("$w")
+		fi
+	done
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="ilactl $*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_ilactl
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+@test "completion: objects and map commands" {
+	[ "$(comp "")" = "hook map monitor restore save" ]
+	[[ $(comp map "") == "add create del destroy flush get help list replace reset-counters show stats swap" ]]
+	[ "$(comp map add "")" = "copy hosts" ]
+	[ "$(comp map create "")" = "" ]                  # a new name
+	[ "$(comp map add hosts 0:0:0:1 2001:db8:1:0 "")" = "csum-mode" ]
+	[ "$(comp map add hosts 0:0:0:1 2001:db8:1:0 csum-mode "")" = \
+		"adjust-transport neutral-map neutral-map-auto none rfc6296" ]
+	[ "$(comp map add hosts ::5 2001:db8:1:: "")" = "csum-mode" ]
+	[ "$(comp map create m "")" = "max-entries notify-miss" ]
+	[ "$(comp map create m notify-miss "")" = "max-entries" ]
+	[ "$(comp map swap hosts "")" = "copy hosts" ]
+}
+
+@test "completion: map show, save and restore complete maps and files" {
+	[ "$(comp map show "")" = "copy hosts" ]
+	[ "$(comp save "")" = "copy hosts" ]
+	[ "$(comp save hosts "")" = "copy hosts" ]          # NAME...: more than one
+	[ "$(comp restore "")" = "maps.conf" ]
+	[ "$(comp restore -exist m)" = "maps.conf" ]
+	[[ " $(comp restore -) " == *" -c "* ]]
+	[[ " $(comp restore -) " == *" -exist "* ]]
+	[[ " $(comp monitor -) " == *" -t "* ]]
+	[ "$(comp -b "")" = "maps.conf" ]
+}
+
+@test "completion: hook names for hook del/replace, maps and keywords inside hook add, miss values without help text" {
+	[ "$(comp hook del "")" = "h1" ]
+	[ "$(comp hook replace "")" = "h1" ]
+	[ "$(comp hook add "")" = "" ]                    # a new name
+	[ "$(comp hook add h "")" = "input output postrouting prerouting" ]
+	local k
+	for k in src-pfx dst-pfx map translate priority direction; do
+		[[ " $(comp hook add h prerouting "") " == *" $k "* ]]
+	done
+	[ "$(comp hook add h prerouting translate "")" = "dst src" ]
+	[ "$(comp hook add h prerouting src-pfx 2001:db8::/64 map "")" = "copy hosts" ]
+	[ "$(comp hook add h prerouting src-pfx 2001:db8::/64 map hosts miss "")" = "accept drop drop,notify notify" ]
+	[ "$(comp hook add h prerouting src-pfx 2001:db8::/64 map hosts miss drop,)" = "drop,notify" ]
+	[ "$(comp hook add h prerouting src-pfx 2001:db8::/64 map hosts direction "")" = "ila2sir sir2ila" ]
+	# used keywords are not offered again
+	[[ " $(comp hook add h prerouting src-pfx 2001:db8::/64 map hosts "") " != *" src-pfx "* ]]
+}
+
+@test "completion: -n offers network namespaces, and name lookups use its namespace" {
+	[ "$(comp -n "")" = "blue red" ]
+	[ "$(comp --netns b)" = "blue" ]
+	[ "$(comp -n blue map add "")" = "bluemap" ]
+	[ "$(comp -netns blue hook del "")" = "bluehook" ]
+	[ "$(comp -n blue hook add h input src-pfx 2001:db8::/64 map "")" = "bluemap" ]
+	[ "$(comp -n blue map "")" = "$(comp map "")" ]
+}
+
+@test "completion: options, with the long-only ones" {
+	[[ " $(comp --) " == *" --progress "* ]]
+	[[ " $(comp --) " == *" --check "* ]]
+	[[ " $(comp --) " == *" --timestamp "* ]]
+	[[ " $(comp -) " == *" -j "* ]]
+	[ "$(comp --pro)" = "--progress" ]
+}
