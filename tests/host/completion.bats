@@ -36,14 +36,16 @@ setup() {
 
 # comp WORD...: the completions of the last WORD (may be ""), sorted, one
 # line. COMP_WORDS as bash sets it: split at COMP_WORDBREAKS' ':' too
-# ("0:0:0:1" is five words), COMP_LINE and COMP_POINT the line as typed.
+# ("0:0:0:1" is seven words, "::5" two), COMP_LINE and COMP_POINT the line
+# as typed. With the bash-completion package installed, _init_completion
+# joins them again; without it the completion reads COMP_LINE.
 comp() {
 	local w
 	COMP_WORDS=(ilactl)
 	local -a parts
 	for w in "$@"; do
 		if [[ $w == *:* ]]; then
-			read -r -a parts <<<"${w//:/ : }"
+			read -r -a parts <<<"$(sed -E 's/(:+)/ \1 /g' <<<"$w")" # a run of colons is one word
 			[[ $w == *: ]] && parts+=("")
 			COMP_WORDS+=("${parts[@]}")
 		else
