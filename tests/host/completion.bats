@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Bash completion of ilactl (packaging/bash-completion/ilactl), on the HOST
+# Bash completion of ilactl and ila-syncd (packaging/bash-completion/), on the HOST
 # (no VM; part of `make check`), driven as bash drives it: COMP_WORDS,
 # COMP_CWORD, then _ilactl and its COMPREPLY.
 #
@@ -119,4 +119,33 @@ comp() {
 	[[ " $(comp --) " == *" --timestamp "* ]]
 	[[ " $(comp -) " == *" -j "* ]]
 	[ "$(comp --pro)" = "--progress" ]
+}
+
+# scomp WORD...: as comp, for ila-syncd (the real build/bin/ila-syncd --help)
+scomp() {
+	COMP_LINE="ila-syncd $*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_ila_syncd
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+@test "completion of ila-syncd: commands, options from its --help, --mode, -n netns, --map in that netns, files" {
+	# the daemon of this build (configure --disable-syncd would leave it out)
+	ln -s "$TOP/build/bin/ila-syncd" "$STUB/ila-syncd"
+	. "$TOP/packaging/bash-completion/ila-syncd"
+	[ "$(scomp "")" = "export import status" ]
+	[ "$(scomp --m)" = "--map --max-entries --mode" ]
+	[ "$(scomp --mode "")" = "cache full" ]
+	[ "$(scomp --netns "")" = "blue red" ]
+	[ "$(scomp -n blue --map "")" = "bluemap" ]
+	[ "$(scomp --map "")" = "copy hosts" ]
+	[ "$(scomp --config m)" = "maps.conf" ]
+	[ "$(scomp --cacert "")" = "maps.conf" ]
+	[ "$(scomp import --prefix /ila "")" = "maps.conf" ]
+	[ "$(scomp --endpoints http://127.0.0.1:2379 status --map hosts "")" = "" ]
+	local o
+	for o in --endpoints --prefix --once --cache-size --prune -c --config -n --netns -j --json; do
+		[[ " $(scomp -) " == *" $o "* ]]
+	done
 }

@@ -53,7 +53,9 @@ section() {
 		usr/sbin/*) n='`'${f##*/}'`' ;;
 		*/man8/*.8) n=${f##*/}; n='`man '${n%.8}'`' ;;
 		*.service) n='`'${f##*/}'`' ;;
-		*bash-completion*) n='bash completion for `ilactl`' ;;
+		*bash-completion/*) # "bash completion for `ilactl` and `ila-syncd`"
+			[[ $row == *"bash completion for "*'`'"$(basename "$f")"'`'* ]] || return 1
+			n='bash completion' ;;
 		*xtables*) n='`ILA` and `rtcache` plugins' ;;
 		*) n=${f##*/} ;;
 		esac
