@@ -34,18 +34,21 @@ setup() {
 	touch maps.conf
 }
 
-# comp WORD...: the completions of the last WORD (may be ""), sorted, one
-# line. COMP_WORDS as bash sets it: split at COMP_WORDBREAKS' ':' too
-# ("0:0:0:1" is seven words, "::5" two), COMP_LINE and COMP_POINT the line
-# as typed. With the bash-completion package installed, _init_completion
-# joins them again; without it the completion reads COMP_LINE.
-comp() {
+# comp_words CMD WORD...: COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT as
+# bash sets them for "CMD WORD..." with the cursor at the end: COMP_WORDS
+# split at COMP_WORDBREAKS' ':' too ("0:0:0:1" is seven words, "::5" two, a
+# run of colons being one word), COMP_LINE the line as typed. With the
+# bash-completion package installed, _init_completion joins the words
+# again; without it the completions read COMP_LINE.
+comp_words() {
 	local w
-	COMP_WORDS=(ilactl)
 	local -a parts
+	COMP_WORDS=("$1")
+	COMP_LINE="$*"
+	shift
 	for w in "$@"; do
 		if [[ $w == *:* ]]; then
-			read -r -a parts <<<"$(sed -E 's/(:+)/ \1 /g' <<<"$w")" # a run of colons is one word
+			read -r -a parts <<<"$(sed -E 's/(:+)/ \1 /g' <<<"$w")"
 			[[ $w == *: ]] && parts+=("")
 			COMP_WORDS+=("${parts[@]}")
 		else
@@ -53,9 +56,14 @@ comp() {
 		fi
 	done
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE="ilactl $*"
 	COMP_POINT=${#COMP_LINE}
 	COMPREPLY=()
+}
+
+# comp WORD...: the completions of the last WORD (may be "") of
+# "ilactl WORD...", sorted, on one line
+comp() {
+	comp_words ilactl "$@"
 	_ilactl
 	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
@@ -123,9 +131,7 @@ comp() {
 
 # scomp WORD...: as comp, for ila-syncd (the real build/bin/ila-syncd --help)
 scomp() {
-	COMP_LINE="ila-syncd $*"
-	COMP_POINT=${#COMP_LINE}
-	COMPREPLY=()
+	comp_words ila-syncd "$@"
 	_ila_syncd
 	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
