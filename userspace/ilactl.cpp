@@ -35,10 +35,10 @@ constexpr int kJsonSchema = 1;
 const char kUsage[] =
 	"Usage: ilactl [OPTIONS] map COMMAND ...      (ilactl map help)\n"
 	"       ilactl [OPTIONS] hook COMMAND ...     (ilactl hook help)\n"
-	"       ilactl [-n NETNS] save [NAME...]\n"
-	"       ilactl [-n NETNS] [-v] restore [-exist] [FILE|-]\n"
-	"       ilactl [-n NETNS] [-v] [-f] [-exist] -b FILE|-\n"
-	"       ilactl [-n NETNS] [-j] [-v] monitor\n"
+	"       ilactl [-n NETNS] [--progress] save [NAME...]\n"
+	"       ilactl [-n NETNS] [-v] [--progress] restore [-c] [-exist] [FILE|-]\n"
+	"       ilactl [-n NETNS] [-v] [--progress] [-c] [-f] [-exist] -b FILE|-\n"
+	"       ilactl [-n NETNS] [-j] [-v] monitor [-t]\n"
 	"\n"
 	"Commands (the maps and hooks of the current network namespace):\n"
 	"  map create NAME [max-entries N] [notify-miss]\n"
@@ -72,11 +72,13 @@ const char kUsage[] =
 	"  hook help                         the grammar of the hook commands\n"
 	"  save [NAME...]                    maps (all, or the named ones) with their\n"
 	"                                    entries, then hooks, as commands for restore\n"
-	"  restore [-exist] [FILE]           apply what save printed (FILE or stdin);\n"
-	"                                    -exist: update what exists instead of failing\n"
-	"  monitor                           print every map and hook change as the command\n"
+	"  restore [-c] [-exist] [FILE]      apply what save printed (FILE or stdin);\n"
+	"                                    -exist: update what exists instead of failing;\n"
+	"                                    -c: check every line, change nothing\n"
+	"  monitor [-t]                      print every map and hook change as the command\n"
 	"                                    that makes it (replayable with -b), and misses\n"
-	"                                    to be notified (# miss MAP IDENT), until killed\n"
+	"                                    to be notified (# miss MAP IDENT), until killed;\n"
+	"                                    -t: each with the time it came (# Timestamp: ...)\n"
 	"\n"
 	"HOOK: prerouting, input, output, postrouting.\n"
 	"(prerouting and output translate the destination, default priority -250, before\n"
@@ -91,7 +93,8 @@ const char kUsage[] =
 	"(as -j ILA --csum-mode; adj-transport and no-action as in ip-route(8)).\n"
 	"\n"
 	"Options (ip's and ipset's single-dash spellings are accepted too: -batch,\n"
-	"-force, -netns, -json, -pretty, -stats, -verbose, -help, -Version, -exist):\n"
+	"-force, -netns, -json, -pretty, -stats, -verbose, -help, -Version, -exist,\n"
+	"-check, -timestamp):\n"
 	"  -j, --json         JSON output for list, get, show, stats, hook list, monitor\n"
 	"  -p, --pretty       indented JSON (implies -j)\n"
 	"  -s, --stats        map show/get: each entry's hits too\n"
@@ -101,6 +104,12 @@ const char kUsage[] =
 	"                     reset-counters; hook add, replace, del\n"
 	"  -f, --force        with -b: go on after failing lines (as ip -force -batch)\n"
 	"  -e, --exist        with -b or restore: update what exists (as ipset -exist)\n"
+	"  -c, --check        with -b or restore: parse and check every line, report each\n"
+	"                     bad one (FILE:LINE: reason), change nothing (as nft -c)\n"
+	"      --progress     with -b, restore, save: entries done, rate and ETA on\n"
+	"                     stderr even when it is no terminal (on a terminal: shown\n"
+	"                     for work that lasts over a second)\n"
+	"  -t, --timestamp    with monitor: the time of each event (as ip -t monitor)\n"
 	"  -v, --verbose      with -b, restore: the number of commands and the rate;\n"
 	"                     monitor: say when it listens\n"
 	"  -h, --help         this text\n"
@@ -118,7 +127,8 @@ constexpr struct {
 	{"-json", "--json"},	 {"-pretty", "--pretty"},   {"-stats", "--stats"},
 	{"-statistics", "--stats"}, {"-verbose", "--verbose"}, {"-help", "--help"},
 	{"-version", "--version"}, {"-Version", "--version"}, {"-exist", "--exist"},
-	{"-!", "--exist"},
+	{"-!", "--exist"},	 {"-check", "--check"},	    {"-timestamp", "--timestamp"},
+	{"-progress", "--progress"},
 };
 
 // Rewrites the single-dash words before the command; a single-dash word
@@ -146,14 +156,48 @@ bool rewrite_single_dash(int argc, char **argv)
 			}
 		if (known)
 			continue;
-		if (a.substr(1).find_first_not_of("jpsfvhVe") != std::string_view::npos) {
+		if (a.substr(1).find_first_not_of("jpsfvhVect") != std::string_view::npos) {
 			ila::usage_error("unknown option \"" + std::string(a) +
 					 "\" (single-dash words: -batch -force -netns -json -pretty "
-					 "-stats -verbose -help -Version -exist)");
+					 "-stats -verbose -help -Version -exist -check -timestamp "
+					 "-progress)");
 			return false;
 		}
 	}
 	return true;
+}
+
+constexpr int kOptProgress = 0x100; // --progress: no short form
+
+// The message for an option getopt_long refused: ARG is the word it was
+// reading (argv[optind] before the call), OPT its optopt. A long option is
+// named as written ("--json=yes": "--json takes no value"), never by the
+// short letter it stands for.
+std::string option_error(const char *arg, int opt, const option *opts)
+{
+	std::string_view a = arg ? arg : "";
+	if (a.starts_with("--") && a.size() > 2) {
+		std::string name(a.substr(0, a.find('=')));
+		if (!opt)
+			return "unknown option " + name;
+		for (const option *o = opts; o->name; o++)
+			if (o->val == opt && name.size() > 2 &&
+			    std::string_view(o->name).starts_with(name.substr(2))) {
+				std::string full = std::string("--") + o->name;
+				std::string alias = opt < 0x100 ? std::string(", -") + char(opt) : "";
+				if (a.find('=') != std::string_view::npos && o->has_arg == no_argument)
+					return "option " + full + " takes no value (" + full + alias + ")";
+				return "option " + full + " needs an argument (" + full + " ARG" + alias +
+				       " ARG)";
+			}
+		return "bad option " + name;
+	}
+	for (const option *o = opts; o->name; o++)
+		if (o->val == opt && o->has_arg == required_argument)
+			return std::string("option -") + char(opt) + " needs an argument (--" + o->name + ")";
+	if (opt > 0 && opt < 0x100)
+		return std::string("unknown option -") + char(opt);
+	return "unknown option " + std::string(a);
 }
 
 } // namespace
@@ -166,18 +210,27 @@ int main(int argc, char **argv)
 		{"version", no_argument, nullptr, 'V'}, {"netns", required_argument, nullptr, 'n'},
 		{"pretty", no_argument, nullptr, 'p'},	{"stats", no_argument, nullptr, 's'},
 		{"force", no_argument, nullptr, 'f'},	{"exist", no_argument, nullptr, 'e'},
+		{"check", no_argument, nullptr, 'c'},	{"timestamp", no_argument, nullptr, 't'},
+		{"progress", no_argument, nullptr, kOptProgress},
 		{nullptr, 0, nullptr, 0},
 	};
 	ila::Output o;
-	bool force = false, exist = false;
+	bool force = false, exist = false, check = false;
 	const char *batch = nullptr;
 	int c;
 
 	if (!rewrite_single_dash(argc, argv))
 		return kExitUsage;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jpsfeb:vhVn:", opts, nullptr)) != -1) {
+	for (;;) {
+		const char *arg = optind < argc ? argv[optind] : nullptr;
+		c = getopt_long(argc, argv, "+jpsfecb:vhVn:t", opts, nullptr);
+		if (c == -1)
+			break;
 		switch (c) {
+		case 'c': check = true; break;
+		case 't': o.timestamp = true; break;
+		case kOptProgress: o.progress = true; break;
 		case 'j': o.json = true; break;
 		case 'p': o.json = o.pretty = true; break;
 		case 's': o.stats = true; break;
@@ -195,9 +248,7 @@ int main(int argc, char **argv)
 						 " genl version " + std::to_string(ILA_MAP_GENL_VERSION) +
 						 ", JSON schema " + std::to_string(kJsonSchema) + "\n");
 		default:
-			ila::usage_error(optopt ? std::string("bad option -") + char(optopt) +
-							  " or missing argument"
-						: std::string("bad option ") + argv[optind - 1]);
+			ila::usage_error(option_error(arg, optopt, opts));
 			return kExitUsage;
 		}
 	}
@@ -209,7 +260,11 @@ int main(int argc, char **argv)
 				ila::usage_error("-b takes no command words");
 				return kExitUsage;
 			}
-			return ila::run_batch(batch, o, force, exist);
+			if (o.timestamp) {
+				ila::usage_error("-t (--timestamp) applies to monitor");
+				return kExitUsage;
+			}
+			return ila::run_batch(batch, o, force, exist, check);
 		}
 		if (words.empty()) {
 			ila::usage_error("missing command");
@@ -220,14 +275,26 @@ int main(int argc, char **argv)
 					 (force ? "" : " and restore"));
 			return kExitUsage;
 		}
+		if (check && words[0] != "restore") {
+			ila::usage_error("-c (--check) applies to -b and restore");
+			return kExitUsage;
+		}
+		if (o.progress && words[0] != "restore" && words[0] != "save") {
+			ila::usage_error("--progress applies to -b, restore and save");
+			return kExitUsage;
+		}
+		if (o.timestamp && words[0] != "monitor") {
+			ila::usage_error("-t (--timestamp) applies to monitor");
+			return kExitUsage;
+		}
 		if (words[0] == "map")
 			return ila::run_map(words, o);
 		if (words[0] == "hook")
 			return ila::run_hook(words, o);
 		if (words[0] == "save")
-			return ila::run_save(words, NFILR_VERSION);
+			return ila::run_save(words, o, NFILR_VERSION);
 		if (words[0] == "restore")
-			return ila::run_restore(words, o, exist);
+			return ila::run_restore(words, o, exist, check);
 		if (words[0] == "monitor")
 			return ila::run_monitor(words, o);
 		ila::usage_error("unknown object \"" + std::string(words[0]) +

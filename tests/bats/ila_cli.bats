@@ -175,6 +175,100 @@ teardown() {
 	done
 }
 
+@test "monitor -t: each event after a '# Timestamp:' line as ip monitor -t prints it, at the time of the change; the output replays; -j: a timestamp key" {
+	ns_create t copy
+	local ev=$BATS_TEST_TMPDIR/ev t0 t1
+	ip netns exec "$t" ilactl -v monitor -t >"$ev" 2>"$ev.err" &
+	local mon=$!
+	wait_until 10 grep -q 'monitoring map changes and hook changes' "$ev.err"
+	t0=$(date +%s)
+	hctl "$t" map create hosts max-entries 10
+	hctl "$t" map add hosts 0:0:0:5 3333:0:0:1
+	hctl "$t" hook add h prerouting src-pfx 2001:db8:0:3::/64 map hosts
+	wait_until 10 grep -q '^hook add h ' "$ev"
+	t1=$(date +%s)
+	kill "$mon"
+	cat "$ev"
+	[ "$(wc -l <"$ev")" -eq 6 ]
+	# every other line a timestamp, then the event
+	[ "$(sed -n '2p;4p;6p' "$ev")" = "map create hosts max-entries 10
+map add hosts 0:0:0:5 3333:0:0:1 csum-mode adjust-transport
+hook add h prerouting priority -250 translate dst src-pfx 2001:db8:0:3::/64 map hosts miss accept" ]
+	local line d s re='^# Timestamp: ([A-Z][a-z]{2} [A-Z][a-z]{2} [ 1-3][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}) ([0-9]{1,6}) usec$'
+	while read -r line; do
+		# ip's form: "Timestamp: <asctime> <usec> usec", here a comment
+		[[ $line =~ $re ]]
+		d=${BASH_REMATCH[1]}
+		s=$(date -d "$d" +%s)
+		[ "$s" -ge "$t0" ] && [ "$s" -le "$t1" ]
+		[ "${BASH_REMATCH[2]}" -lt 1000000 ]
+	done < <(sed -n '1p;3p;5p' "$ev")
+	# asctime pads the day with a blank, as ip does
+	[ "$(sed -n 1p "$ev" | cut -c14-23)" = "$(date -d "@$t0" '+%a %b %e')" ] ||
+		[ "$(sed -n 1p "$ev" | cut -c14-23)" = "$(date -d "@$t1" '+%a %b %e')" ]
+	# the timestamps are comments: the file replays
+	hctl "$copy" -b "$ev"
+	[ "$(hctl "$copy" map show hosts)" = "$(hctl "$t" map show hosts)" ]
+	[ "$(hctl "$copy" hook list)" = "$(hctl "$t" hook list)" ]
+	# -t before the command, and JSON: "timestamp" first, UTC
+	ip netns exec "$t" ilactl -j -v -t monitor >"$ev.json" 2>"$ev.err2" &
+	mon=$!
+	wait_until 10 grep -q 'monitoring map changes' "$ev.err2"
+	hctl "$t" map del hosts 0:0:0:5
+	wait_until 10 test "$(wc -l <"$ev.json")" -eq 1
+	kill "$mon"
+	cat "$ev.json"
+	[ "$(jq -r 'keys_unsorted[0] + " " + .event + " " + .identifier' "$ev.json")" = "timestamp del 0:0:0:5" ]
+	s=$(date -u -d "$(jq -r '.timestamp | sub("\\.[0-9]{6}Z$"; "Z")' "$ev.json")" +%s)
+	[ "$s" -ge "$t0" ] && [ "$s" -le "$(date +%s)" ]
+	[[ $(jq -r .timestamp "$ev.json") =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{6}Z$ ]]
+	for c in t copy; do
+		hctl "${!c}" hook del h
+	done
+	# -t is monitor's alone
+	run ilactl -n "$t" monitor -x
+	[ "$status" -eq 2 ]
+	[[ $output == *'monitor: unexpected "-x" (monitor [-t])'* ]]
+}
+
+@test "--progress: -b, restore -exist and save of 100000 entries show entries done, rate and ETA on one line, then the final line; nothing without it" {
+	ns_create t
+	local f=$BATS_TEST_TMPDIR n=100000
+	awk -v n=$n 'BEGIN { print "map create big max-entries 300000"
+		for (i = 1; i < n; i++) printf "map add big 0:0:%x:%x 2001:db8:1:0\n", int(i / 65536), i % 65536 }' >"$f/big"
+	# final_line ERRFILE WHAT TOTAL: the records of the \r-line, the last one checked
+	final_line() {
+		local rec
+		echo "$1:" >&2
+		tr '\r' '\n' <"$1" | sed 's/ *$//' | grep . | tee /dev/stderr >"$1.rec"
+		[ "$(head -c1 "$1")" = $'\r' ]
+		[ "$(tr -cd '\n' <"$1" | wc -c)" -eq 1 ]
+		[ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ]
+		[ "$(head -1 "$1.rec")" = "ilactl: $2: 0/$3 entries (0%), 0/s, ETA -" ]
+		while read -r rec; do
+			[[ $rec =~ ^"ilactl: $2: "[0-9]+/$3" entries ("[0-9]+"%), "[0-9]+"/s, ETA "[0-9hms-]+$ ]]
+		done < <(sed '1d;$d' "$1.rec")
+		[[ $(tail -1 "$1.rec") =~ ^"ilactl: $2: $3/$3 entries (100%), "[0-9]+"/s, "[0-9]+\.[0-9]" s"$ ]]
+	}
+	ilactl -n "$t" --progress -b "$f/big" 2>"$f/b.err"
+	final_line "$f/b.err" "$f/big" "$n"
+	[ "$(hctl "$t" -j map stats big | jq .entries)" -eq $((n - 1)) ]
+	ilactl -n "$t" --progress save big >"$f/saved" 2>"$f/s.err"
+	final_line "$f/s.err" save $((n - 1))
+	[ "$(grep -c '^map add big ' "$f/saved")" -eq $((n - 1)) ]
+	ilactl -n "$t" --progress -exist restore "$f/saved" 2>"$f/r.err"
+	final_line "$f/r.err" "$f/saved" "$n"                 # the create line and the entries
+	[ "$(hctl "$t" -j map stats big | jq .entries)" -eq $((n - 1)) ]
+	# stderr not a terminal, no --progress: no progress
+	run ilactl -n "$t" -exist -b "$f/big"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run ilactl -n "$t" save big
+	[ "$status" -eq 0 ]
+	[[ $output != *$'\r'* ]]
+	hctl "$t" map destroy big
+}
+
 @test "ip's and ipset's single-dash spellings work; others are refused by name; help, show/list, one-line hook errors" {
 	ns_create t
 	local f=$BATS_TEST_TMPDIR

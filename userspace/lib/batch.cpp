@@ -8,6 +8,16 @@ const char kBatchCommands[] = "map create, destroy, add, replace, del, flush, sw
 
 std::vector<ScriptLine> parse_script(std::string_view text)
 {
+	std::vector<BatchError> errors;
+	auto out = parse_script(text, errors);
+	if (!errors.empty())
+		throw errors.front();
+	return out;
+}
+
+std::vector<ScriptLine> parse_script(std::string_view text, std::vector<BatchError> &errors,
+				     const std::function<void(std::size_t)> &on_lines)
+{
 	std::vector<ScriptLine> out;
 	std::size_t lineno = 0, pos = 0;
 
@@ -17,8 +27,12 @@ std::vector<ScriptLine> parse_script(std::string_view text)
 			text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
 		pos = nl == std::string_view::npos ? text.size() : nl + 1;
 		lineno++;
-		if (line.find('\0') != std::string_view::npos)
-			throw BatchError(lineno, "NUL byte in line");
+		if (on_lines && lineno % 4096 == 0)
+			on_lines(lineno);
+		if (line.find('\0') != std::string_view::npos) {
+			errors.emplace_back(lineno, "NUL byte in line");
+			continue;
+		}
 		auto words = split_words(line);
 		if (words.empty())
 			continue;
@@ -39,10 +53,13 @@ std::vector<ScriptLine> parse_script(std::string_view text)
 							 kBatchCommands + " are allowed in a batch");
 			}
 		} catch (const UsageError &e) {
-			throw BatchError(lineno, e.what());
+			errors.emplace_back(lineno, e.what());
+			continue;
 		}
 		out.push_back(std::move(s));
 	}
+	if (on_lines)
+		on_lines(lineno);
 	return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,5 +46,11 @@ struct ScriptLine {
 // Every command of TEXT, in file order. Throws BatchError naming the
 // first bad line (1-based) and why; nothing is applied then.
 std::vector<ScriptLine> parse_script(std::string_view text);
+// The same, reading every line: each bad line is one BatchError in ERRORS
+// (in line order) and is left out of the result. ON_LINES, when set, is
+// called with the number of lines read so far, every 4096 lines and at the
+// end (progress).
+std::vector<ScriptLine> parse_script(std::string_view text, std::vector<BatchError> &errors,
+				     const std::function<void(std::size_t)> &on_lines = {});
 
 } // namespace ila

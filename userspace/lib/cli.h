@@ -16,6 +16,8 @@ constexpr int kExitUsage = 2;
 
 struct Output {
 	bool json = false, pretty = false, stats = false, verbose = false;
+	bool progress = false;	// --progress: shown even when stderr is no terminal
+	bool timestamp = false; // -t: monitor prints when each event came
 };
 
 using Words = std::vector<std::string_view>;
@@ -23,11 +25,13 @@ using Words = std::vector<std::string_view>;
 int run_map(const Words &words, const Output &o);
 int run_hook(const Words &words, const Output &o);
 // save [NAME...]; VERSION goes in the first line (a comment)
-int run_save(const Words &words, const std::string &version);
-// restore [-exist] [FILE|-]; EXIST: -exist given before the command
-int run_restore(const Words &words, const Output &o, bool exist);
-// -b FILE|- (FORCE: -f, EXIST: -exist)
-int run_batch(const std::string &file, const Output &o, bool force, bool exist);
+int run_save(const Words &words, const Output &o, const std::string &version);
+// restore [-c] [-exist] [FILE|-]; EXIST, CHECK: -exist, -c given before the
+// command. CHECK: every line parsed and checked, each bad one reported,
+// nothing sent to the kernel.
+int run_restore(const Words &words, const Output &o, bool exist, bool check);
+// -b FILE|- (FORCE: -f, EXIST: -exist, CHECK: -c as for restore)
+int run_batch(const std::string &file, const Output &o, bool force, bool exist, bool check);
 int run_monitor(const Words &words, const Output &o);
 
 // "ilactl: MSG" and the --help hint, on stderr.

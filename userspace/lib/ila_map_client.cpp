@@ -265,7 +265,8 @@ Entry IlaMapClient::get(const std::string &map, std::uint64_t ident)
 	return e;
 }
 
-std::vector<Entry> IlaMapClient::show(const std::string &map)
+std::vector<Entry> IlaMapClient::show(const std::string &map,
+				      const std::function<void(std::size_t)> &on_entries)
 {
 	std::vector<Entry> entries;
 	for (int attempt = 0;; attempt++) {
@@ -274,6 +275,8 @@ std::vector<Entry> IlaMapClient::show(const std::string &map)
 		mnl_attr_put_strz(nlh, ILA_MAP_A_NAME, map.c_str());
 		bool intr = transact(what_map("show", map), [&](const nlmsghdr *r) {
 			entries.push_back(parse_entry(r));
+			if (on_entries && entries.size() % 4096 == 0)
+				on_entries(entries.size());
 		});
 		if (!intr)
 			return entries;

@@ -55,7 +55,10 @@ public:
 	Entry get(const std::string &map, std::uint64_t ident);
 	// Every entry; repeats the dump (up to a few times) when the kernel marks
 	// it interrupted by a resize, so the result has no duplicates.
-	std::vector<Entry> show(const std::string &map);
+	// ON_ENTRIES, when set: called with the number of entries received so
+	// far (of this attempt) every 4096 entries (progress).
+	std::vector<Entry> show(const std::string &map,
+				const std::function<void(std::size_t)> &on_entries = {});
 	void flush(const std::string &map);
 	// Runs a write command (create, destroy, add, replace, del, flush).
 	void execute(const Command &cmd);

@@ -4,8 +4,11 @@
 #include <linux/genetlink.h>
 #include <linux/ila_hook.h>
 
+#include <sys/time.h>
+
 #include <iostream>
 #include <optional>
+#include <string>
 
 #include "cli.h"
 #include "ila_hook_client.h"
@@ -16,15 +19,34 @@ namespace ila {
 
 int run_monitor(const Words &words, const Output &o)
 {
-	if (words.size() > 1) {
-		usage_error("monitor: unexpected \"" + std::string(words[1]) + "\"");
+	bool timestamp = o.timestamp;
+	for (std::size_t i = 1; i < words.size(); i++) {
+		if (words[i] == "-t" || words[i] == "--timestamp" || words[i] == "-timestamp") {
+			timestamp = true;
+			continue;
+		}
+		usage_error("monitor: unexpected \"" + std::string(words[i]) + "\" (monitor [-t])");
 		return kExitUsage;
 	}
 	IlaMapClient client;
 	int rc = 0;
 	FieldPrinter p(o.json);
+	// monitor -t: when the event was read, as ip monitor -t (text: a line
+	// before the event; JSON: a key of the event)
+	std::string ts_text, ts_json;
+	auto stamp = [&]() -> std::string_view {
+		if (!timestamp)
+			return {};
+		timeval tv{};
+		gettimeofday(&tv, nullptr);
+		if (o.json)
+			return ts_json = timestamp_json(tv.tv_sec, tv.tv_usec);
+		ts_text = timestamp_text(tv.tv_sec, tv.tv_usec) + "\n";
+		return {};
+	};
 	auto print = [&] {
-		rc = write_stdout(p.take() + "\n");
+		rc = write_stdout(ts_text + p.take() + "\n");
+		ts_text.clear();
 		return rc == 0;
 	};
 	// hook changes too, where the ILA_HOOK family is there; maps alone
@@ -40,7 +62,7 @@ int run_monitor(const Words &words, const Output &o)
 					  HookOp op = cmd == ILA_HOOK_CMD_DELHOOK ? HookOp::Del
 						      : h.replaced		  ? HookOp::Replace
 										  : HookOp::Add;
-					  print_hook_event(p, op, h);
+					  print_hook_event(p, op, h, stamp());
 					  return print();
 				  }});
 	} catch (const NetlinkError &e) {
@@ -54,7 +76,7 @@ int run_monitor(const Words &words, const Output &o)
 					  << (others.empty() ? "" : " and hook changes") << std::endl;
 		},
 		[&](const Command &c) {
-			print_map_event(p, c);
+			print_map_event(p, c, stamp());
 			return print();
 		},
 		[&] { std::cerr << "ilactl: monitor: events lost (receive buffer overrun)" << std::endl; },

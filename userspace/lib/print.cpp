@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "print.h"
 
+#include <cstdio>
+#include <ctime>
+
 #include "ila_map_client.h"
 #include "ila_notation.h"
 #include "json.h"
@@ -186,9 +189,11 @@ std::string hook_spec(const Hook &h)
 	return p.take();
 }
 
-void print_map_event(FieldPrinter &p, const Command &c)
+void print_map_event(FieldPrinter &p, const Command &c, std::string_view timestamp)
 {
 	p.open();
+	if (!timestamp.empty())
+		p.str("timestamp", "", timestamp, FieldPrinter::Json);
 	// text: the command (describe), JSON: its parts
 	p.str("event", "", describe(c), FieldPrinter::Text);
 	p.str("event", "", op_name(c.op), FieldPrinter::Json);
@@ -219,9 +224,11 @@ void print_map_event(FieldPrinter &p, const Command &c)
 	p.close();
 }
 
-void print_hook_event(FieldPrinter &p, HookOp op, const Hook &h)
+void print_hook_event(FieldPrinter &p, HookOp op, const Hook &h, std::string_view timestamp)
 {
 	p.open();
+	if (!timestamp.empty())
+		p.str("timestamp", "", timestamp, FieldPrinter::Json);
 	std::string ev = "hook " + std::string(hook_op_name(op));
 	p.str("event", "", ev);
 	if (op == HookOp::Del && !p.json())
@@ -229,6 +236,32 @@ void print_hook_event(FieldPrinter &p, HookOp op, const Hook &h)
 	else
 		hook_fields(p, h);
 	p.close();
+}
+
+} // namespace ila
+
+namespace ila {
+
+std::string timestamp_text(std::int64_t sec, long usec)
+{
+	std::time_t t = sec;
+	std::tm tm{};
+	localtime_r(&t, &tm);
+	char buf[64];
+	// asctime's "Mon Dec  7 22:41:42 2026", as iproute2's print_timestamp()
+	std::strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm);
+	return "# Timestamp: " + std::string(buf) + " " + std::to_string(usec) + " usec";
+}
+
+std::string timestamp_json(std::int64_t sec, long usec)
+{
+	std::time_t t = sec;
+	std::tm tm{};
+	gmtime_r(&t, &tm);
+	char buf[64], out[80];
+	std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	std::snprintf(out, sizeof(out), "%s.%06ldZ", buf, usec);
+	return out;
 }
 
 } // namespace ila

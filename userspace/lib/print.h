@@ -70,10 +70,19 @@ void print_entry(FieldPrinter &p, const Entry &e, bool stats);
 void print_hook(FieldPrinter &p, const Hook &h, bool counters);
 // A map event as the command that makes it ("map add ... csum-mode M",
 // "# miss MAP IDENT"); JSON {"event":"add","name":...}.
-void print_map_event(FieldPrinter &p, const Command &c);
+// TIMESTAMP (monitor -t), when not empty: the JSON key "timestamp" first
+// (timestamp_json); the text has it on a line of its own (timestamp_text).
+void print_map_event(FieldPrinter &p, const Command &c, std::string_view timestamp = {});
 // A hook event: "hook add SPEC", "hook replace SPEC", "hook del NAME";
 // JSON {"event":"hook add", hook keys without counters}.
-void print_hook_event(FieldPrinter &p, HookOp op, const Hook &h);
+void print_hook_event(FieldPrinter &p, HookOp op, const Hook &h, std::string_view timestamp = {});
+
+// monitor -t. Text: the line `ip monitor -t` prints before an event, as a
+// comment so that the output still replays with -b: "# Timestamp: Mon Dec
+// 7 22:41:42 2026 123456 usec" (local time, asctime's form). JSON: UTC,
+// ISO 8601 with microseconds, "2026-12-07T22:41:42.123456Z".
+std::string timestamp_text(std::int64_t sec, long usec);
+std::string timestamp_json(std::int64_t sec, long usec);
 
 // The words "hook add" takes for H (what save writes after "hook add ").
 std::string hook_spec(const Hook &h);

@@ -147,6 +147,8 @@ int Runner::run(std::ostream &err)
 	if (lines_.empty())
 		return 0;
 	auto t0 = std::chrono::steady_clock::now();
+	Progress progress(err, o_.src, lines_.size(), o_.progress);
+	std::size_t done = 0;
 	for (const auto &s : lines_) {
 		if (stopped())
 			break;
@@ -154,11 +156,14 @@ int Runner::run(std::ostream &err)
 			hook_line(s);
 		else
 			map_line(s);
+		if (++done % 1024 == 0)
+			progress.update(done);
 	}
 	if (!stopped())
 		end_map_run();
 	double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	std::size_t sent = hooks_sent_ + (sender_ ? sender_->sent() : 0);
+	progress.finish(done); // lines handled (-exist skips some: not sent)
 
 	std::stable_sort(failures_.begin(), failures_.end(),
 			 [](const Failure &a, const Failure &b) { return a.line < b.line; });
@@ -173,10 +178,10 @@ int Runner::run(std::ostream &err)
 	}
 	if (o_.verbose) {
 		char buf[160];
-		std::snprintf(buf, sizeof(buf), "ilactl: %zu commands in %zu batches, %.3f s, %.0f commands/s\n",
-			      sent, (sender_ ? sender_->batches() : 0) + hooks_sent_, secs,
+		std::snprintf(buf, sizeof(buf), ", %.3f s, %.0f commands/s\n", secs,
 			      secs > 0 ? double(sent) / secs : 0.0);
-		err << buf;
+		err << "ilactl: " << plural(sent, "command") << " in "
+		    << plural((sender_ ? sender_->batches() : 0) + hooks_sent_, "batch") << buf;
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "progress.h"
 
 namespace ila {
 
@@ -22,6 +23,8 @@ struct ScriptOptions {
 	// replaced (atomically when the point and priority are the same,
 	// otherwise deleted and added), an identical one is left alone.
 	bool exist = false;
+	// entries done, rate and ETA on ERR while the lines are sent
+	Progress::Mode progress = Progress::Off;
 };
 
 // 0, or 1 with every failure on ERR ("SRC:LINE: command: reason").

@@ -13,6 +13,7 @@
 #include "command.h"
 #include "etcd_client.h"
 #include "ila_notation.h"
+#include "plural.h"
 #include "range_pager.h"
 #include "schema.h"
 
@@ -159,10 +160,10 @@ int run_import(const Options &o, const std::string &text, const std::string &src
 		std::cerr << "ila-syncd: import: " << e.what() << "\n";
 		return kExitFail;
 	}
-	std::cerr << "ila-syncd: import: " << puts.size() << " keys of " << maps.size() << " map"
-		  << (maps.size() == 1 ? "" : "s") << " written under " << maps_key_prefix(o.prefix) << " in " << txns
-		  << " transactions" << (o.prune ? ", " + std::to_string(deleted) + " other keys deleted" : "")
-		  << (hooks ? ", " + std::to_string(hooks) + " hook lines skipped" : "")
+	std::cerr << "ila-syncd: import: " << ila::plural(puts.size(), "key") << " of " << ila::plural(maps.size(), "map")
+		  << " written under " << maps_key_prefix(o.prefix) << " in " << ila::plural(txns, "transaction")
+		  << (o.prune ? ", " + ila::plural(deleted, "other key") + " deleted" : "")
+		  << (hooks ? ", " + ila::plural(hooks, "hook line") + " skipped" : "")
 		  << (revision ? ", revision " + std::to_string(revision) : "") << "\n";
 	return 0;
 }
