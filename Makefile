@@ -255,7 +255,7 @@ $(TOP)/build/bin/ila-syncd $(TOP)/build/bin/ila_syncd_bench: $(TOP)/build/bin/%:
 endif
 
 # ---- tests -------------------------------------------------------------------
-$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h $(wildcard $(SYNCD_DIR)/*.h)
+$(UNIT_BIN): $(UNIT_SRC) $(TOP)/bench/cachesim.h $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h $(wildcard $(SYNCD_DIR)/*.h)
 	$(Q)$(if $(filter no,$(UNIT_TESTS)),echo "make: *** configured with --disable-unit-tests: apt-get install libgtest-dev and rerun ./configure"; exit 1)
 	$(Q)mkdir -p $(@D) && echo "  CXX     unit_tests"
 	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) -I$(SYNCD_DIR) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \
