@@ -4,6 +4,12 @@
  *
  *   cachesim-mark start       executes the start marker: the plugin counts from here
  *   cachesim-mark stop        executes the stop marker: the plugin writes the interval
+ *   cachesim-mark write FILE STRING
+ *                             opens FILE, then writes STRING and a newline to it
+ *                             (as echo does; pktgen's pgctrl drops the last byte)
+ *                             in one write() between the markers (with
+ *                             FILE = /proc/net/pktgen/pgctrl and "start", a pktgen
+ *                             run: bench/model.sh); exit 1 if the write fails
  *   cachesim-mark sweep BYTES PASSES [STRIDE]
  *                             a known workload between its own markers: reads one
  *                             byte every STRIDE (64) bytes of a BYTES buffer (K, M
@@ -17,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline void mark_start(void)
 {
@@ -57,7 +65,7 @@ static int parse_size(const char *s, size_t *out)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: cachesim-mark start | stop | sweep BYTES PASSES [STRIDE]\n");
+	fprintf(stderr, "usage: cachesim-mark start | stop | write FILE STRING | sweep BYTES PASSES [STRIDE]\n");
 	return 2;
 }
 
@@ -70,6 +78,28 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "stop")) {
 		mark_stop();
 		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "write")) {
+		size_t len = strlen(argv[3]) + 1;
+		char *text = malloc(len + 1);
+		int fd = open(argv[2], O_WRONLY);
+		ssize_t n;
+
+		if (!text)
+			return 1;
+		snprintf(text, len + 1, "%s\n", argv[3]);
+		if (fd < 0) {
+			perror(argv[2]);
+			return 1;
+		}
+		mark_start();
+		n = write(fd, text, len);
+		mark_stop();
+		if (n != (ssize_t)len) {
+			perror(argv[2]);
+			return 1;
+		}
+		return close(fd) ? 1 : 0;
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sweep")) {
 		size_t bytes, passes, stride = 64, p, i;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "qemu_plugin_api.h"
 #include "cachesim.h"
@@ -47,6 +48,7 @@ static int simulating;		/* caches see accesses */
 static int counting;		/* inside a start..stop interval */
 static int sim_always;		/* sim=always: caches also between intervals */
 static struct cs_stats at_start;
+static struct timespec wall_start;	/* host time at the start marker */
 static unsigned long intervals;
 static char *out_path;
 static FILE *out;
@@ -69,12 +71,17 @@ static void cs_msg(const char *fmt, const char *a, const char *b)
 static void write_interval(const char *how)
 {
 	struct cs_stats now, d;
+	struct timespec t;
 	char line[512];
 
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	cs_snapshot(&hier, &now);
 	cs_stats_diff(&now, &at_start, &d);
 	cs_format_stats(line, sizeof(line), &d, &hier.cfg);
-	fprintf(out, "interval=%lu %s%s\n", intervals, line, how);
+	/* wall_ms: host time the interval took, for the plugin's own cost */
+	fprintf(out, "interval=%lu %s wall_ms=%.0f%s\n", intervals, line,
+		(double)(t.tv_sec - wall_start.tv_sec) * 1e3 + (double)(t.tv_nsec - wall_start.tv_nsec) / 1e6,
+		how);
 	fflush(out);
 }
 
@@ -126,6 +133,7 @@ static void vcpu_mark_start(unsigned int vcpu, void *udata)
 	counting = 1;
 	hier.insns += after;
 	cs_snapshot(&hier, &at_start);
+	clock_gettime(CLOCK_MONOTONIC, &wall_start);
 }
 
 static void vcpu_mark_stop(unsigned int vcpu, void *udata)
