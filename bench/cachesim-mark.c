@@ -10,6 +10,9 @@
  *                             in one write() between the markers (with
  *                             FILE = /proc/net/pktgen/pgctrl and "start", a pktgen
  *                             run: bench/model.sh); exit 1 if the write fails
+ *   cachesim-mark warm FILE STRING
+ *                             the same write between the markers that switch the
+ *                             simulation on and off without counting (a warm-up)
  *   cachesim-mark sweep BYTES PASSES [STRIDE]
  *                             a known workload between its own markers: reads one
  *                             byte every STRIDE (64) bytes of a BYTES buffer (K, M
@@ -36,6 +39,16 @@ static inline void mark_start(void)
 static inline void mark_stop(void)
 {
 	__asm__ volatile(".byte 0x0f, 0x1f, 0x80; .long 0x43530002" ::: "memory");
+}
+
+static inline void mark_warm(void)
+{
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x80; .long 0x43530003" ::: "memory");
+}
+
+static inline void mark_cool(void)
+{
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x80; .long 0x43530004" ::: "memory");
 }
 
 static uint64_t now_ns(void)
@@ -65,7 +78,7 @@ static int parse_size(const char *s, size_t *out)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: cachesim-mark start | stop | write FILE STRING | sweep BYTES PASSES [STRIDE]\n");
+	fprintf(stderr, "usage: cachesim-mark start | stop | write|warm FILE STRING | sweep BYTES PASSES [STRIDE]\n");
 	return 2;
 }
 
@@ -79,7 +92,8 @@ int main(int argc, char **argv)
 		mark_stop();
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "write")) {
+	if (argc == 4 && (!strcmp(argv[1], "write") || !strcmp(argv[1], "warm"))) {
+		int warm = argv[1][0] == 'w' && argv[1][1] == 'a';
 		size_t len = strlen(argv[3]) + 1;
 		char *text = malloc(len + 1);
 		int fd = open(argv[2], O_WRONLY);
@@ -92,9 +106,15 @@ int main(int argc, char **argv)
 			perror(argv[2]);
 			return 1;
 		}
-		mark_start();
-		n = write(fd, text, len);
-		mark_stop();
+		if (warm) {
+			mark_warm();
+			n = write(fd, text, len);
+			mark_cool();
+		} else {
+			mark_start();
+			n = write(fd, text, len);
+			mark_stop();
+		}
 		if (n != (ssize_t)len) {
 			perror(argv[2]);
 			return 1;

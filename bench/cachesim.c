@@ -12,7 +12,9 @@
  * Markers (bench/cachesim-mark.c executes them): the 7-byte no-ops
  * "nopl 0x43530001(%rax)" (start) and "nopl 0x43530002(%rax)" (stop),
  * 0f 1f 80 + the 32-bit displacement; compilers pad with these nops
- * only with a displacement of 0, so no other code carries them.
+ * only with a displacement of 0, so no other code carries them. Two more,
+ * 0x43530003 and 0x43530004, switch the simulation on and off without
+ * counting (a warm-up that should leave its lines in the caches).
  *
  * Data accesses are simulated at their guest physical address; instruction
  * fetches at the host address of the guest RAM that holds them (QEMU 7.2
@@ -35,6 +37,8 @@ CS_PLUGIN_EXPORT int qemu_plugin_version = CS_QEMU_PLUGIN_API;
 
 #define CS_MARK_START 0x43530001u
 #define CS_MARK_STOP  0x43530002u
+#define CS_MARK_WARM  0x43530003u
+#define CS_MARK_COOL  0x43530004u
 
 /* one translated block: its instruction count and the lines it fetches */
 struct cs_tb {
@@ -150,6 +154,20 @@ static void vcpu_mark_stop(unsigned int vcpu, void *udata)
 	simulating = sim_always;
 }
 
+static void vcpu_mark_warm(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	simulating = 1;
+}
+
+static void vcpu_mark_cool(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	simulating = counting || sim_always;
+}
+
 static uint32_t marker_of(const struct qemu_plugin_insn *insn)
 {
 	const uint8_t *b = (const uint8_t *)qemu_plugin_insn_data(insn);
@@ -158,7 +176,7 @@ static uint32_t marker_of(const struct qemu_plugin_insn *insn)
 	if (qemu_plugin_insn_size(insn) != 7 || b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
 		return 0;
 	disp = (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
-	return disp == CS_MARK_START || disp == CS_MARK_STOP ? disp : 0;
+	return disp >= CS_MARK_START && disp <= CS_MARK_COOL ? disp : 0;
 }
 
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -191,7 +209,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_MEM_RW, NULL);
 		if (m)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn,
-				m == CS_MARK_START ? vcpu_mark_start : vcpu_mark_stop,
+				m == CS_MARK_START ? vcpu_mark_start :
+				m == CS_MARK_STOP ? vcpu_mark_stop :
+				m == CS_MARK_WARM ? vcpu_mark_warm : vcpu_mark_cool,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)(n - i - 1));
 	}
 	t->n_insns = (uint32_t)n;

@@ -11,7 +11,9 @@
 # "table,family,config,round" is appended to $BENCH_MODEL_LABELS: line N
 # of that file names interval N of the plugin's output (bench/run joins
 # them; of several tries of one measurement the last is the one kept, as in
-# measure).
+# measure). The other pktgen runs (warm-ups) run with the simulation on
+# but not counted (cachesim-mark warm), so that the caches hold what the
+# warm-up left, as a real core's would.
 
 : "${BENCH_MODEL_LABELS:=${BENCH_CSV%.csv}.model-labels}"
 CACHESIM_MARK=$BENCH_TOP/build/cachesim/cachesim-mark
@@ -28,10 +30,13 @@ measure() {
 }
 
 pg_run() {
-	[ "${MODEL_MARK:-0}" = 1 ] || { _pg_run_unmodeled; return; }
-	echo "${table:-?},${fam:-?},${c:-?},${r:-?}" >>"$BENCH_MODEL_LABELS"
+	local how=warm
+	if [ "${MODEL_MARK:-0}" = 1 ]; then
+		how=write
+		echo "${table:-?},${fam:-?},${c:-?},${r:-?}" >>"$BENCH_MODEL_LABELS"
+	fi
 	timeout "${BENCH_RUN_TIMEOUT:-300}" ip netns exec $SND \
-		"$CACHESIM_MARK" write /proc/net/pktgen/pgctrl start && return 0
+		"$CACHESIM_MARK" $how /proc/net/pktgen/pgctrl start && return 0
 	ip netns exec $SND sh -c 'echo stop > /proc/net/pktgen/pgctrl'
 	return 1
 }
