@@ -344,7 +344,7 @@ uninstall:
 
 clean:
 	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man \
-	  $(TOP)/build/tests $(TOP)/build/syncd
+	  $(TOP)/build/tests $(TOP)/build/syncd $(TOP)/build/cachesim
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk

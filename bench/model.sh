@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/model.sh: the guest side of the modeled rows (BENCH_MODEL=1 bench/run;
 # bench/README.md, "Modeled cycles"). Sourced by bench/lib.sh inside the
 # benchmark VM when BENCH_MODEL=1; the VM then runs with the cache-model
@@ -30,13 +31,13 @@ measure() {
 }
 
 pg_run() {
-	local how=warm
+	local how='warm'
 	if [ "${MODEL_MARK:-0}" = 1 ]; then
-		how=write
+		how='write'
 		echo "${table:-?},${fam:-?},${c:-?},${r:-?}" >>"$BENCH_MODEL_LABELS"
 	fi
-	timeout "${BENCH_RUN_TIMEOUT:-300}" ip netns exec $SND \
+	timeout "${BENCH_RUN_TIMEOUT:-300}" ip netns exec "$SND" \
 		"$CACHESIM_MARK" $how /proc/net/pktgen/pgctrl start && return 0
-	ip netns exec $SND sh -c 'echo stop > /proc/net/pktgen/pgctrl'
+	ip netns exec "$SND" sh -c 'echo stop > /proc/net/pktgen/pgctrl'
 	return 1
 }
