@@ -80,11 +80,11 @@ UNIT_BIN   := $(TOP)/build/unit/unit_tests
 STRESS_SRC := $(wildcard $(TOP)/tests/stress/*.cpp)
 STRESS_BIN := $(TOP)/build/tests/ila_stress
 
-.PHONY: all modules userspace plugins tools man deps check unit demo bench dist \
+.PHONY: cachesim all modules userspace plugins tools man deps check unit demo bench dist \
         install install-modules install-userspace uninstall clean distclean help fuzz stress
 .DEFAULT_GOAL := all
 
-all: $(if $(KERNELS),modules) userspace
+all: $(if $(KERNELS),modules) userspace cachesim
 
 help:
 	@echo 'nf-ila-rtcache: out-of-tree netfilter extensions (ILA/NPTv6, conntrack route cache).'
@@ -96,6 +96,7 @@ help:
 	@echo '  modules        kernel modules into build/kmod/<release>/, one set per kernel in KERNELS'
 	@echo '  userspace      iptables plugins, tools (build/bin: ilactl...), man page'
 	@echo '  plugins tools man   the parts of userspace'
+	@echo '  cachesim       the cache-model plugin of the benchmark VM + its guest marker tool (build/cachesim/)'
 	@echo '  unit           GoogleTest unit tests on the host (FILTER=gtest-pattern)'
 	@echo '  check          everything: host tests, unit, VM harness self-test, package test,'
 	@echo '                 every bats suite on every kernel (SUITE=a,b FILTER=regex KERNELS="rel ..."),'
@@ -202,6 +203,19 @@ $(MANPAGE): $(MANFRAGS) $(TOP)/xtables/header.man.in $(TOP)/xtables/trailer.man.
 	  for f in $(MANFRAGS); do n=$${f##*/libxt_}; n=$${n%.man}; \
 	    echo ".SS $$n"; cat $$f; done; cat $(TOP)/xtables/trailer.man.in; } > $@
 
+# ---- cache model of the benchmark VM (bench/README.md, "Modeled cycles") ----
+# the QEMU TCG plugin and the guest's marker tool; plain C, no QEMU headers
+CACHESIM_DIR := $(TOP)/build/cachesim
+cachesim: $(CACHESIM_DIR)/cachesim.so $(CACHESIM_DIR)/cachesim-mark
+
+$(CACHESIM_DIR)/cachesim.so: $(TOP)/bench/cachesim.c $(TOP)/bench/cachesim.h $(TOP)/bench/qemu_plugin_api.h
+	$(Q)mkdir -p $(@D) && echo "  CC      $(notdir $@)"
+	$(Q)$(CC) -std=gnu11 $(OPT) $(WARN) -fPIC -shared -fvisibility=hidden $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+$(CACHESIM_DIR)/cachesim-mark: $(TOP)/bench/cachesim-mark.c
+	$(Q)mkdir -p $(@D) && echo "  CC      $(notdir $@)"
+	$(Q)$(CC) -std=gnu11 $(OPT) $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
 # ---- ila-syncd ---------------------------------------------------------------
 # The etcd v3 client stubs are generated at build time with protoc and
 # grpc_cpp_plugin from etcd's .proto files (and those they import) into
@@ -255,7 +269,7 @@ $(TOP)/build/bin/ila-syncd $(TOP)/build/bin/ila_syncd_bench: $(TOP)/build/bin/%:
 endif
 
 # ---- tests -------------------------------------------------------------------
-$(UNIT_BIN): $(UNIT_SRC) $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h $(wildcard $(SYNCD_DIR)/*.h)
+$(UNIT_BIN): $(UNIT_SRC) $(TOP)/bench/cachesim.h $(if $(ULIB_SRC),$(ULIB)) $(KHDRS) $(wildcard $(TOP)/userspace/lib/*.h) $(TOP)/tests/fuzz/reply_fuzz.h $(wildcard $(SYNCD_DIR)/*.h)
 	$(Q)$(if $(filter no,$(UNIT_TESTS)),echo "make: *** configured with --disable-unit-tests: apt-get install libgtest-dev and rerun ./configure"; exit 1)
 	$(Q)mkdir -p $(@D) && echo "  CXX     unit_tests"
 	$(Q)$(CXX) $(CXXSTD) $(OPT) $(WARN) $(UCPPFLAGS) -I$(SYNCD_DIR) $(MNL_CFLAGS) $(CXXFLAGS) -o $@ $(UNIT_SRC) \
@@ -330,7 +344,7 @@ uninstall:
 
 clean:
 	$(Q)rm -rf $(TOP)/build/kmod $(TOP)/build/ulib $(TOP)/build/bin $(TOP)/build/unit $(TOP)/build/man \
-	  $(TOP)/build/tests $(TOP)/build/syncd
+	  $(TOP)/build/tests $(TOP)/build/syncd $(TOP)/build/cachesim
 	$(Q)rm -f $(TOP)/xtables/*.so
 
 include $(TOP)/packaging.mk

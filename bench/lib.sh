@@ -570,3 +570,7 @@ need_bin() { command -v "$1" >/dev/null || { echo "not built: $1"; return 1; }; 
 # load_module NAME [params], unload_module NAME (shared with the bats suites)
 # shellcheck source=tests/lib/kmod.bash
 . "$BENCH_TOP/tests/lib/kmod.bash"
+
+# BENCH_MODEL=1 (bench/run): measurements marked for the cache model
+# shellcheck source=bench/model.sh
+[ "${BENCH_MODEL:-0}" != 1 ] || . "$BENCH_TOP/bench/model.sh"
