@@ -51,6 +51,7 @@ std::string status_json(const Status &s)
 	j += ",\"store_revision\":" + num(s.store_revision);
 	j += ",\"lag_revisions\":" + num(s.lag_revisions());
 	j += ",\"lag_seconds\":" + format_seconds(s.lag_seconds);
+	j += ",\"keys_behind\":" + num(s.keys_behind);
 	j += ",\"entries\":" + (s.entries ? num(*s.entries) : std::string("null"));
 	j += ",\"events_applied\":" + num(s.events_applied);
 	j += ",\"bad_keys\":" + num(s.bad_keys);
@@ -79,7 +80,9 @@ std::string status_text(const Status &s)
 	t += "  state " + s.state + (s.stale ? " (stale)" : "") +
 	     (s.endpoint.empty() ? "" : ", endpoint " + s.endpoint) + "\n";
 	t += "  revision " + num(s.revision) + " of " + num(s.store_revision) + ", lag " +
-	     num(s.lag_revisions()) + " revisions, " + format_seconds(s.lag_seconds) + " s\n";
+	     num(s.lag_revisions()) + " revisions, " + format_seconds(s.lag_seconds) + " s" +
+	     (s.keys_behind ? ", " + num(s.keys_behind) + " keys behind (refused by the kernel, retried)" : "") +
+	     "\n";
 	t += "  entries " + (s.entries ? num(*s.entries) : std::string("?")) + ", events applied " +
 	     num(s.events_applied) + ", bad keys " + num(s.bad_keys) + ", errors " + num(s.errors) +
 	     ", full syncs " + num(s.full_syncs) + " (last " + format_seconds(s.last_sync_seconds) +

@@ -28,6 +28,7 @@ struct Status {
 	std::int64_t revision = 0;	 // the store revision the map reflects
 	std::int64_t store_revision = 0; // the newest store revision seen
 	double lag_seconds = 0;		 // since the map was last known current
+	std::uint64_t keys_behind = 0;	 // changes the kernel refused, waiting for a retry
 	std::optional<std::uint64_t> entries; // in the kernel map
 	std::uint64_t events_applied = 0, bad_keys = 0, errors = 0, full_syncs = 0;
 	double last_sync_seconds = 0;
