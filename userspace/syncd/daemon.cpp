@@ -936,8 +936,12 @@ void Daemon::watch_once()
 				return;
 			}
 			stream->cancel();
+			// refused: if for an expired token (etcd 3.4 says "permission
+			// denied" then too), the next watch authenticates again
+			etcd_->forget_token();
 			throw EtcdError(grpc::StatusCode::PERMISSION_DENIED,
-					"watch (" + stream->endpoint() + "): canceled by the server: " + resp.cancel_reason());
+					"watch (" + stream->endpoint() + "): canceled by the server: " + resp.cancel_reason(),
+					classify_etcd_error(GrpcCode::PermissionDenied, resp.cancel_reason()));
 		}
 		if (resp.fragment() || !fragments.empty()) {
 			fragments.push_back(resp);
@@ -986,7 +990,7 @@ void Daemon::watch_once()
 	grpc::Status st = stream->finish();
 	if (stop_ || resync_ || need_full_sync_)
 		return;
-	throw EtcdError(st.error_code(), "watch (" + stream->endpoint() + ") ended: " + describe(st));
+	throw EtcdError(st, "watch (" + stream->endpoint() + ") ended: " + describe(st));
 }
 
 void Daemon::progress_loop()
