@@ -36,7 +36,7 @@ TEST(SyncdStatus, JsonFields)
 	j = status_json(s);
 	EXPECT_NE(j.find("\"entries\":null"), std::string::npos);
 	EXPECT_NE(j.find("\"cache\":{\"size\":100,\"misses\":5,\"fetches\":4,\"rate_limited\":1,\"negative\":0,"
-			 "\"evicted_idle\":2,\"evicted_size\":3}"),
+			 "\"evicted_idle\":2,\"evicted_size\":3,\"fetch_dropped\":0}"),
 		  std::string::npos)
 		<< j;
 }

@@ -191,3 +191,38 @@ TEST(SyncdSyncState, ForeignMapChanges)
 	EXPECT_EQ(foreign_change(cmd(ila::Op::Del, "hosts"), map, scratch), ForeignChange::None);
 	EXPECT_STREQ(foreign_change_name(ForeignChange::Flushed), "flushed");
 }
+
+TEST(SyncdSyncState, ReconnectBackoffIsExponentialCappedAndJittered)
+{
+	// the middle of the jitter: 0.1, 0.2, 0.4 ... up to 3 s
+	EXPECT_DOUBLE_EQ(reconnect_delay(0, 0.5), kFirstBackoff);
+	EXPECT_DOUBLE_EQ(reconnect_delay(1, 0.5), 2 * kFirstBackoff);
+	EXPECT_DOUBLE_EQ(reconnect_delay(3, 0.5), 8 * kFirstBackoff);
+	EXPECT_DOUBLE_EQ(reconnect_delay(10, 0.5), kMaxBackoff);
+	EXPECT_DOUBLE_EQ(reconnect_delay(1000, 0.5), kMaxBackoff);
+	// daemons that failed together wait between half and one and a half
+	// times as long: not in lockstep
+	EXPECT_DOUBLE_EQ(reconnect_delay(10, 0), kMaxBackoff / 2);
+	EXPECT_NEAR(reconnect_delay(10, 0.999), kMaxBackoff * 1.499, 1e-9);
+	EXPECT_NE(reconnect_delay(4, 0.1), reconnect_delay(4, 0.7));
+	for (int a = 0; a < 20; a++)
+		EXPECT_LE(reconnect_delay(a, 0.3), reconnect_delay(a + 1, 0.3));
+}
+
+TEST(SyncdSyncState, LogBudgetCapsPerKeyMessages)
+{
+	LogBudget b(3, 60);
+	std::uint64_t s = 99;
+	for (int i = 0; i < 3; i++) {
+		EXPECT_TRUE(b.take(10 + i, s));
+		EXPECT_EQ(s, 0u);
+	}
+	// a storm of refusals: counted, not logged
+	for (int i = 0; i < 1000; i++)
+		EXPECT_FALSE(b.take(20, s));
+	// the next minute: logging resumes and says how many were not logged
+	EXPECT_TRUE(b.take(71, s));
+	EXPECT_EQ(s, 1000u);
+	EXPECT_TRUE(b.take(72, s));
+	EXPECT_EQ(s, 0u);
+}

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <unordered_set>
 
 #include <linux/ila_map.h>
@@ -24,9 +25,14 @@ namespace {
 
 // Bad keys logged one by one per full sync; the rest are counted.
 constexpr std::uint32_t kBadKeysLogged = 20;
+// Per-key errors logged a minute (kernel refusals, bad keys seen by the
+// watch); the others are counted, and said when logging resumes.
+constexpr std::uint32_t kKeyErrorsLogged = 20;
 // Entries per read-only transaction of cache fetches (etcd's default
 // --max-txn-ops is 128).
 constexpr std::size_t kFetchBatch = 128;
+// Misses waiting for a fetch: eight transactions' worth (the newest first).
+constexpr std::size_t kFetchQueue = 8 * kFetchBatch;
 
 // The scratch map a full sync loads before the swap: NAME.sync, or for a
 // long NAME its first 17 characters, a hash and ".s" (names are at most 31).
@@ -68,8 +74,8 @@ ila::Command replace_cmd(const std::string &map, std::uint64_t ident, const Mapp
 } // namespace
 
 Daemon::Daemon(const Options &o)
-	: o_(o), cache_(o.cache_size, o.idle_timeout, o.negative_ttl),
-	  limiter_(o.fetch_rate, std::max(1.0, o.fetch_rate))
+	: o_(o), key_log_(kKeyErrorsLogged, 60), cache_(o.cache_size, o.idle_timeout, o.negative_ttl),
+	  limiter_(o.fetch_rate, std::max(1.0, o.fetch_rate)), fetch_q_(kFetchQueue)
 {
 	key_prefix_ = map_key_prefix(o_.prefix, o_.map);
 	range_end_ = prefix_range_end(key_prefix_);
@@ -152,6 +158,27 @@ void Daemon::set_error(const std::string &msg, Level level)
 	st_.last_error_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+void Daemon::key_error(const std::string &msg, Level level, bool record)
+{
+	std::uint64_t suppressed = 0;
+	bool logged;
+	{
+		std::lock_guard lock(mu_);
+		if (record) {
+			st_.last_error = msg;
+			st_.last_error_time =
+				std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+					.count();
+		}
+		logged = key_log_.take(now(), suppressed);
+	}
+	if (!logged)
+		return;
+	if (suppressed)
+		log(level, std::to_string(suppressed) + " more key errors were counted, not logged (ila-syncd status)");
+	log(level, msg);
+}
+
 void Daemon::set_state(const std::string &state)
 {
 	std::lock_guard lock(mu_);
@@ -176,7 +203,9 @@ void Daemon::bad_key(const std::string &key, const std::string &why)
 		st_.bad_keys++;
 		watching = st_.state == "watching";
 	}
-	if (bad_logged_ < kBadKeysLogged || watching) {
+	if (watching) {
+		key_error("skipping key " + printable(key) + ": " + why, Level::Warning, false);
+	} else if (bad_logged_ < kBadKeysLogged) {
 		bad_logged_++;
 		log(Level::Warning, "skipping key " + printable(key) + ": " + why);
 	} else if (bad_logged_ == kBadKeysLogged) {
@@ -237,7 +266,7 @@ bool Daemon::send_ops(ila::IlaMapClient &nl, const std::vector<KernelOp> &ops, s
 			st_.errors++;
 		}
 		const std::string key = mapping_key(o_.prefix, o_.map, op.ident);
-		set_error("key " + key + ": " + f.command + ": " + std::strerror(f.error) +
+		key_error("key " + key + ": " + f.command + ": " + std::strerror(f.error) +
 			  (f.kernel_message.empty() ? "" : " (kernel: " + f.kernel_message + ")"));
 	}
 	if (map_gone)
@@ -345,23 +374,11 @@ void Daemon::ensure_map(ila::IlaMapClient &nl, bool cache)
 
 void Daemon::swap_in(const std::string &scratch)
 {
+	// one command: the kernel swaps two maps' tables under its lock, an
+	// open dump of either keeps the table it walks
 	ila::Command c = map_cmd(ila::Op::Swap, o_.map);
 	c.map2 = scratch;
-	double wait = 0.02;
-	for (int i = 1;; i++) {
-		try {
-			nl_main_->execute(c);
-			return;
-		} catch (const ila::NetlinkError &e) {
-			// refused while a dump of either map is open: wait for it
-			if (!is_errno(e, EBUSY) || stop_)
-				throw;
-			if (i % 50 == 0)
-				log(Level::Warning, std::string(e.what()) + ": still retrying");
-		}
-		sleep_for(wait);
-		wait = std::min(wait * 2, 0.5);
-	}
+	nl_main_->execute(c);
 }
 
 // ---- full mode --------------------------------------------------------------
@@ -441,7 +458,7 @@ void Daemon::full_sync()
 			std::lock_guard lock(mu_);
 			st_.errors++;
 		}
-		set_error("key " + mapping_key(o_.prefix, o_.map, line_ident[f.line - 1]) + ": " + f.command + ": " +
+		key_error("key " + mapping_key(o_.prefix, o_.map, line_ident[f.line - 1]) + ": " + f.command + ": " +
 			  std::strerror(f.error) + (f.kernel_message.empty() ? "" : " (kernel: " + f.kernel_message + ")"));
 	}
 	swap_in(scratch_);
@@ -682,7 +699,12 @@ void Daemon::monitor_loop()
 						st_.cache->rate_limited++;
 						break;
 					}
-					fetch_q_.push_back(c.ident);
+					if (auto old = fetch_q_.push(c.ident)) {
+						// the queue is full: the oldest miss waits for its next one
+						cache_.fetch_failed(*old);
+						std::lock_guard l2(mu_);
+						st_.cache->fetch_dropped++;
+					}
 					fetch_cv_.notify_one();
 					break;
 				}
@@ -834,11 +856,7 @@ void Daemon::fetcher_loop()
 			continue;
 		}
 		if (!fetch_q_.empty()) {
-			std::vector<std::uint64_t> ids;
-			while (!fetch_q_.empty() && ids.size() < kFetchBatch) {
-				ids.push_back(fetch_q_.front());
-				fetch_q_.pop_front();
-			}
+			std::vector<std::uint64_t> ids = fetch_q_.take(kFetchBatch);
 			lock.unlock();
 			fetch_batch(std::move(ids));
 			continue;
@@ -1112,7 +1130,10 @@ int Daemon::run()
 		}
 	}
 
-	double backoff = 0.1;
+	int failures = 0; // in a row: the backoff's attempt
+	std::mt19937 rng{std::random_device{}()};
+	std::uniform_real_distribution<double> jitter(0, 1);
+	auto backoff = [&] { sleep_for(reconnect_delay(failures++, jitter(rng))); };
 	bool cache_started = false;
 	while (!stop_) {
 		try {
@@ -1137,7 +1158,7 @@ int Daemon::run()
 					return 0;
 			}
 			watch_once();
-			backoff = 0.1;
+			failures = 0;
 		} catch (const EtcdError &e) {
 			set_error(e.what());
 			if (e.compacted())
@@ -1147,24 +1168,21 @@ int Daemon::run()
 			set_state("disconnected");
 			notify_ready();
 			etcd_->next_endpoint();
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		} catch (const ila::NetlinkError &e) {
 			set_error(std::string("map ") + o_.map + ": " + e.what());
 			if (o_.once)
 				return 1;
 			need_full_sync_ = true;
 			set_state("disconnected");
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		} catch (const std::exception &e) {
 			set_error(e.what());
 			if (o_.once)
 				return 1;
 			need_full_sync_ = true;
 			set_state("disconnected");
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		}
 	}
 	notify_service_manager("STOPPING=1");

@@ -93,6 +93,9 @@ private:
 	std::optional<Mapping> value_mapping(const std::string &key, const std::string &value);
 	void bad_key(const std::string &key, const std::string &why);
 	void set_error(const std::string &msg, Level level = Level::Err);
+	// A per-key message: logged within key_log_ (kKeyErrorsLogged a
+	// minute); RECORD: also the status's last error.
+	void key_error(const std::string &msg, Level level = Level::Err, bool record = true);
 	void set_state(const std::string &state);
 	void sleep_for(double seconds);
 	void notify_ready();
@@ -114,6 +117,7 @@ private:
 	// the store went back (snapshot restore): cache mode drops its cache
 	bool store_went_back_ = false;
 	std::atomic<std::uint32_t> bad_logged_{0};
+	LogBudget key_log_; // under mu_
 
 	// the current watch (the progress thread pokes it)
 	std::mutex stream_mu_;
@@ -136,7 +140,7 @@ private:
 	RateLimiter limiter_;
 	// changes the kernel refused, retried (also in full mode)
 	RetryQueue retry_;
-	std::deque<std::uint64_t> fetch_q_;
+	FetchQueue fetch_q_;
 	bool cache_reload_ = false;
 	Clock::time_point next_sweep_;
 	// cache mode: the monitor thread has joined the miss notifications'

@@ -68,7 +68,7 @@ std::string status_json(const Status &s)
 		j += ",\"cache\":{\"size\":" + num(c.size) + ",\"misses\":" + num(c.misses) +
 		     ",\"fetches\":" + num(c.fetches) + ",\"rate_limited\":" + num(c.rate_limited) +
 		     ",\"negative\":" + num(c.negative) + ",\"evicted_idle\":" + num(c.evicted_idle) +
-		     ",\"evicted_size\":" + num(c.evicted_size) + "}";
+		     ",\"evicted_size\":" + num(c.evicted_size) + ",\"fetch_dropped\":" + num(c.fetch_dropped) + "}";
 	}
 	return j + "}";
 }
@@ -92,7 +92,7 @@ std::string status_text(const Status &s)
 		t += "  cache size " + num(c.size) + ", misses " + num(c.misses) + ", fetches " +
 		     num(c.fetches) + ", rate-limited " + num(c.rate_limited) + ", negative " +
 		     num(c.negative) + ", evicted idle " + num(c.evicted_idle) + ", evicted for size " +
-		     num(c.evicted_size) + "\n";
+		     num(c.evicted_size) + ", dropped from the fetch queue " + num(c.fetch_dropped) + "\n";
 	}
 	t += "  last error: " + (s.last_error.empty() ? std::string("none") : s.last_error) + "\n";
 	return t;

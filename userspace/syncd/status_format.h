@@ -19,6 +19,7 @@ struct CacheStatus {
 	std::uint64_t rate_limited = 0; // misses not fetched because of --fetch-rate
 	std::uint64_t negative = 0; // identifiers known absent right now
 	std::uint64_t evicted_idle = 0, evicted_size = 0;
+	std::uint64_t fetch_dropped = 0; // misses pushed out of a full fetch queue (fetched at their next miss)
 };
 
 struct Status {

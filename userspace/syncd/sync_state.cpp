@@ -106,6 +106,37 @@ std::vector<std::pair<std::uint64_t, std::optional<Mapping>>> RetryQueue::take(d
 	return v;
 }
 
+// ---- reconnection ---------------------------------------------------------------
+
+double reconnect_delay(int attempt, double u)
+{
+	double base = kFirstBackoff;
+	for (int i = 0; i < attempt && base < kMaxBackoff; i++)
+		base *= 2;
+	base = std::min(base, kMaxBackoff);
+	u = std::clamp(u, 0.0, 1.0);
+	return base * (0.5 + u);
+}
+
+// ---- LogBudget ------------------------------------------------------------------
+
+bool LogBudget::take(double now, std::uint64_t &suppressed)
+{
+	suppressed = 0;
+	if (start_ < 0 || now - start_ >= window_) {
+		start_ = now;
+		used_ = 0;
+	}
+	if (used_ >= n_) {
+		suppressed_++;
+		return false;
+	}
+	used_++;
+	suppressed = suppressed_;
+	suppressed_ = 0;
+	return true;
+}
+
 // ---- kernel notifications -----------------------------------------------------
 
 ForeignChange foreign_change(const ila::Command &c, const std::string &map, const std::string &scratch)

@@ -110,6 +110,30 @@ private:
 	double next_ = 0, delay_ = kFirstRetry;
 };
 
+// The pause before reconnection attempt ATTEMPT (0, 1, ...) after a
+// failure: kFirstBackoff doubling up to kMaxBackoff, times a factor in
+// [0.5, 1.5) drawn by the caller (U in [0, 1)), so that the routers of a
+// fleet that lost the same member do not all come back in the same
+// instant.
+constexpr double kFirstBackoff = 0.1, kMaxBackoff = 3;
+double reconnect_delay(int attempt, double u);
+
+// Per-key messages (a key the kernel refused, a bad key seen by the
+// watch): at most N logged per WINDOW seconds, the others counted; the
+// count is reported when the next message is allowed.
+class LogBudget {
+public:
+	LogBudget(std::uint32_t n, double window) : n_(n), window_(window) {}
+	// Whether one more message may be logged at NOW; SUPPRESSED: how many
+	// were not logged since the last one that was (to report with it).
+	bool take(double now, std::uint64_t &suppressed);
+
+private:
+	std::uint32_t n_, used_ = 0;
+	double window_, start_ = -1;
+	std::uint64_t suppressed_ = 0;
+};
+
 // A change of the kernel map notified by the kernel (ilactl monitor's
 // events) that the daemon did not make and must resync from.
 enum class ForeignChange { None, Flushed, Destroyed, Swapped };
