@@ -73,7 +73,7 @@ TOOL_MANS  := $(wildcard $(TOP)/userspace/*.8)
 # ila-syncd (userspace/syncd): the etcd mapping-system client. Its pure
 # logic (no gRPC, no netlink) is also compiled into the unit tests.
 SYNCD_DIR      := $(TOP)/userspace/syncd
-SYNCD_PURE_SRC := $(addprefix $(SYNCD_DIR)/,schema.cpp options.cpp cache_table.cpp status_format.cpp range_pager.cpp)
+SYNCD_PURE_SRC := $(addprefix $(SYNCD_DIR)/,schema.cpp options.cpp cache_table.cpp status_format.cpp range_pager.cpp sync_state.cpp etcd_errors.cpp)
 UNIT_SRC   := $(wildcard $(TOP)/tests/unit/*.cpp) $(TOP)/tests/fuzz/reply_fuzz.cpp $(SYNCD_PURE_SRC)
 UNIT_BIN   := $(TOP)/build/unit/unit_tests
 # the netlink stress generator of tests/stress/ila_stress.bats (built, not installed)

@@ -588,3 +588,104 @@ EOF2
 	poll 30 eval "! kill -0 $nsd"
 	grep -q 'stopped' "$BATS_TEST_TMPDIR/syncd-$r1.log"
 }
+
+@test "full mode follows the map changed by hand: a flush, a destroy and a swap each lead to one full resync" {
+	topo_mgmt 1
+	mapping_lines 20 | store_import /t9
+	syncd_start "$r1" 1 /t9
+	syncd_wait "$r1"
+	map_equals_store "$r1" /t9
+	# the kernel's notifications reach the daemon (a full sync's own swap
+	# and scratch map do not count)
+	ilactl -n "$r1" map flush hosts
+	poll 60 map_equals_store "$r1" /t9 again
+	grep -q 'map hosts was flushed by another process: full resync' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	ilactl -n "$r1" map destroy hosts
+	poll 60 map_equals_store "$r1" /t9 again
+	grep -q 'map hosts was destroyed by another process: full resync' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	# created by the first sync, and again
+	[ "$(grep -c 'created map hosts' "$BATS_TEST_TMPDIR/syncd-$r1.log")" -eq 2 ]
+	ilactl -n "$r1" map create spare
+	ilactl -n "$r1" map add spare 0:0:ff:1 $L3
+	ilactl -n "$r1" map swap hosts spare
+	poll 60 map_equals_store "$r1" /t9 again
+	grep -q 'map hosts was swapped with another map by another process: full resync' \
+		"$BATS_TEST_TMPDIR/syncd-$r1.log"
+	syncd_wait "$r1"
+	[ "$(syncd_field "$r1" full_syncs)" -eq 4 ]
+	[ "$(syncd_field "$r1" stale)" = false ]
+	# the watch goes on
+	ectl put /t9/maps/hosts/"$(ident 30)" "$L2"
+	syncd_wait "$r1"
+	map_equals_store "$r1" /t9
+}
+
+@test "a full map: changes the kernel refuses (ENOSPC) are retried until they apply; meanwhile the status is stale with keys_behind" {
+	topo_mgmt 1
+	ilactl -n "$r1" map create hosts max-entries 4
+	mapping_lines 5 | store_import /t10
+	syncd_start "$r1" 1 /t10
+	# the initial sync: four entries fit, the fifth waits
+	poll 60 eval "[ \"\$(syncd_field $r1 keys_behind)\" = 1 ]"
+	[ "$(map_stat "$r1" entries)" -eq 4 ]
+	poll 60 syncd_stale_for "$r1" 1
+	[ "$(syncd_field "$r1" state)" = watching ]
+	grep -q 'No space left on device' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	# a key the map holds leaves the store: the refused one takes its place
+	local gone
+	gone=$(ilactl -n "$r1" save hosts | awk '/^map add hosts / { print $4; exit }')
+	ectl del /t10/maps/hosts/"$gone"
+	syncd_wait "$r1"
+	poll 60 eval "[ \"\$(syncd_field $r1 keys_behind)\" = 0 ]"
+	map_equals_store "$r1" /t10
+	[ "$(syncd_field "$r1" stale)" = false ]
+	[ "$(syncd_field "$r1" lag_seconds)" = 0.000 ]
+	grep -q 'refused changes applied on a retry' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	# refused while watching: the same
+	ectl put /t10/maps/hosts/"$(ident 9)" "$L1"
+	poll 60 eval "[ \"\$(syncd_field $r1 keys_behind)\" = 1 ]"
+	syncd_stale "$r1"
+	gone=$(ilactl -n "$r1" save hosts | awk '/^map add hosts / { print $4; exit }')
+	ectl del /t10/maps/hosts/"$gone"
+	poll 60 eval "[ \"\$(syncd_field $r1 keys_behind)\" = 0 ]"
+	syncd_wait "$r1"
+	map_equals_store "$r1" /t10
+	[ "$(syncd_field "$r1" full_syncs)" -eq 1 ]
+}
+
+# last: the store is restored from a snapshot (its revision goes back)
+@test "a store restored from a snapshot: its revision went back, a full resync drops what the snapshot does not have and the writes after the restore apply" {
+	topo_mgmt 1
+	mapping_lines 20 | store_import /t11
+	syncd_start "$r1" 1 /t11
+	syncd_wait "$r1"
+	ectl snapshot save "$BATS_TEST_TMPDIR/snap.db" >/dev/null
+	# after the snapshot: a delete, a move, a new key
+	ectl del /t11/maps/hosts/"$(ident 1)"
+	ectl put /t11/maps/hosts/"$(ident 2)" "$L3"
+	ectl put /t11/maps/hosts/"$(ident 40)" "$L1"
+	syncd_wait "$r1"
+	map_equals_store "$r1" /t11
+	local before
+	before=$(syncd_field "$r1" revision)
+	# member m1 restarted on the snapshot: etcd 3.4 cannot raise the
+	# revision of a restored store
+	etcd_member_kill 1
+	mv "$ETCD_DIR/m1" "$ETCD_DIR/m1.before-restore"
+	etcdctl snapshot restore "$BATS_TEST_TMPDIR/snap.db" --name m1 --data-dir "$ETCD_DIR/m1" \
+		--initial-cluster "$ETCD_CLUSTER" --initial-advertise-peer-urls http://127.0.0.1:23801 \
+		--initial-cluster-token "fleet-${ETCD_CLUSTER//[^0-9]/}" >/dev/null 2>&1
+	etcd_member_start 1
+	poll 120 etcd_healthy 1
+	[ "$(store_revision)" -lt "$before" ]
+	# a write after the restore, at a revision the daemon had passed
+	ectl put /t11/maps/hosts/"$(ident 41)" "$L2"
+	poll 60 map_equals_store "$r1" /t11
+	syncd_wait "$r1"
+	grep -q 'below revision .* applied (restored from a snapshot?): full resync' "$BATS_TEST_TMPDIR/syncd-$r1.log"
+	[ "$(syncd_field "$r1" store_revision)" -lt "$before" ]
+	[ "$(syncd_field "$r1" stale)" = false ]
+	map_lacks "$r1" "$(ident 40)"
+	map_has "$r1" "$(ident 1)"
+	map_has "$r1" "$(ident 41)"
+}

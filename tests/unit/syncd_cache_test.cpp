@@ -176,3 +176,21 @@ TEST(SyncdCache, RateLimiter)
 	EXPECT_LE(ok, 10 * 10 + 10);
 	EXPECT_GE(ok, 10 * 10);
 }
+
+TEST(SyncdCache, FetchQueueNewestFirstAndBounded)
+{
+	FetchQueue q(3);
+	EXPECT_TRUE(q.empty());
+	EXPECT_FALSE(q.push(1));
+	EXPECT_FALSE(q.push(2));
+	EXPECT_FALSE(q.push(3));
+	// full: the oldest miss goes (its next miss fetches it)
+	EXPECT_EQ(q.push(4), std::optional<std::uint64_t>(1));
+	EXPECT_EQ(q.size(), 3u);
+	// the newest misses are served first
+	EXPECT_EQ(q.take(2), (std::vector<std::uint64_t>{4, 3}));
+	EXPECT_FALSE(q.push(5));
+	EXPECT_EQ(q.take(10), (std::vector<std::uint64_t>{5, 2}));
+	EXPECT_TRUE(q.empty());
+	EXPECT_TRUE(q.take(1).empty());
+}

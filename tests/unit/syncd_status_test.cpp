@@ -36,7 +36,7 @@ TEST(SyncdStatus, JsonFields)
 	j = status_json(s);
 	EXPECT_NE(j.find("\"entries\":null"), std::string::npos);
 	EXPECT_NE(j.find("\"cache\":{\"size\":100,\"misses\":5,\"fetches\":4,\"rate_limited\":1,\"negative\":0,"
-			 "\"evicted_idle\":2,\"evicted_size\":3}"),
+			 "\"evicted_idle\":2,\"evicted_size\":3,\"fetch_dropped\":0}"),
 		  std::string::npos)
 		<< j;
 }
@@ -67,4 +67,18 @@ TEST(SyncdStatus, Text)
 	EXPECT_NE(t.find("state disconnected (stale)"), std::string::npos) << t;
 	EXPECT_NE(t.find("last error: none"), std::string::npos) << t;
 	EXPECT_NE(t.find("  cache size 0"), std::string::npos) << t;
+}
+
+TEST(SyncdStatus, KeysBehind)
+{
+	Status s;
+	s.map = "hosts";
+	s.mode = "full";
+	s.state = "watching";
+	EXPECT_NE(status_json(s).find("\"keys_behind\":0"), std::string::npos);
+	EXPECT_EQ(status_text(s).find("keys behind"), std::string::npos);
+	s.keys_behind = 3;
+	EXPECT_NE(status_json(s).find("\"keys_behind\":3"), std::string::npos);
+	EXPECT_NE(status_text(s).find(", 3 keys behind (refused by the kernel, retried)"), std::string::npos)
+		<< status_text(s);
 }

@@ -239,4 +239,24 @@ bool RateLimiter::take(double now)
 	return true;
 }
 
+std::optional<std::uint64_t> FetchQueue::push(std::uint64_t id)
+{
+	q_.push_back(id);
+	if (q_.size() <= cap_)
+		return std::nullopt;
+	const std::uint64_t old = q_.front();
+	q_.pop_front();
+	return old;
+}
+
+std::vector<std::uint64_t> FetchQueue::take(std::size_t n)
+{
+	std::vector<std::uint64_t> v;
+	while (!q_.empty() && v.size() < n) {
+		v.push_back(q_.back());
+		q_.pop_back();
+	}
+	return v;
+}
+
 } // namespace syncd

@@ -12,7 +12,9 @@
 // flight wins over the fetch's answer when it is newer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -108,6 +110,25 @@ private:
 	std::unordered_map<std::uint64_t, NegativeEntry> negative_;
 	std::uint32_t head_ = kNil, tail_ = kNil;
 	std::uint32_t gen_ = 0;
+};
+
+// The misses waiting for a fetch, at most CAP: the newest are served
+// first (while the store is slow or unreachable, the oldest misses are the
+// ones whose packets are long gone), and when full the oldest is pushed
+// out (CacheTable::fetch_failed(): its next miss fetches it).
+class FetchQueue {
+public:
+	explicit FetchQueue(std::size_t cap) : cap_(cap) {}
+	// Adds ID; returns the identifier pushed out to make room, if any.
+	std::optional<std::uint64_t> push(std::uint64_t id);
+	// Up to N identifiers, newest first.
+	std::vector<std::uint64_t> take(std::size_t n);
+	bool empty() const { return q_.empty(); }
+	std::size_t size() const { return q_.size(); }
+
+private:
+	std::deque<std::uint64_t> q_; // oldest first
+	std::size_t cap_;
 };
 
 // A token bucket: RATE tokens a second, at most BURST stored.

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <unordered_set>
 
 #include <linux/ila_map.h>
 
@@ -23,9 +25,14 @@ namespace {
 
 // Bad keys logged one by one per full sync; the rest are counted.
 constexpr std::uint32_t kBadKeysLogged = 20;
+// Per-key errors logged a minute (kernel refusals, bad keys seen by the
+// watch); the others are counted, and said when logging resumes.
+constexpr std::uint32_t kKeyErrorsLogged = 20;
 // Entries per read-only transaction of cache fetches (etcd's default
 // --max-txn-ops is 128).
 constexpr std::size_t kFetchBatch = 128;
+// Misses waiting for a fetch: eight transactions' worth (the newest first).
+constexpr std::size_t kFetchQueue = 8 * kFetchBatch;
 
 // The scratch map a full sync loads before the swap: NAME.sync, or for a
 // long NAME its first 17 characters, a hash and ".s" (names are at most 31).
@@ -67,13 +74,14 @@ ila::Command replace_cmd(const std::string &map, std::uint64_t ident, const Mapp
 } // namespace
 
 Daemon::Daemon(const Options &o)
-	: o_(o), cache_(o.cache_size, o.idle_timeout, o.negative_ttl),
-	  limiter_(o.fetch_rate, std::max(1.0, o.fetch_rate))
+	: o_(o), key_log_(kKeyErrorsLogged, 60), cache_(o.cache_size, o.idle_timeout, o.negative_ttl),
+	  limiter_(o.fetch_rate, std::max(1.0, o.fetch_rate)), fetch_q_(kFetchQueue)
 {
 	key_prefix_ = map_key_prefix(o_.prefix, o_.map);
 	range_end_ = prefix_range_end(key_prefix_);
 	scratch_ = scratch_name(o_.map);
-	started_ = current_since_ = Clock::now();
+	started_ = Clock::now();
+	tracker_ = SyncTracker(now());
 	st_.map = o_.map;
 	st_.mode = o_.mode == Mode::Full ? "full" : "cache";
 	st_.prefix = o_.prefix;
@@ -87,10 +95,10 @@ Daemon::Daemon(const Options &o)
 	in_netns(o_.netns, [&] {
 		nl_main_ = std::make_unique<ila::IlaMapClient>();
 		nl_status_ = std::make_unique<ila::IlaMapClient>();
-		if (o_.mode == Mode::Cache) {
+		if (o_.mode == Mode::Cache)
 			nl_fetch_ = std::make_unique<ila::IlaMapClient>();
+		if (!o_.once)
 			nl_monitor_ = std::make_unique<ila::IlaMapClient>();
-		}
 		if (!o_.once)
 			status_server_ = std::make_unique<StatusServer>(o_.map);
 	});
@@ -150,16 +158,34 @@ void Daemon::set_error(const std::string &msg, Level level)
 	st_.last_error_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+void Daemon::key_error(const std::string &msg, Level level, bool record)
+{
+	std::uint64_t suppressed = 0;
+	bool logged;
+	{
+		std::lock_guard lock(mu_);
+		if (record) {
+			st_.last_error = msg;
+			st_.last_error_time =
+				std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+					.count();
+		}
+		logged = key_log_.take(now(), suppressed);
+	}
+	if (!logged)
+		return;
+	if (suppressed)
+		log(level, std::to_string(suppressed) + " more key errors were counted, not logged (ila-syncd status)");
+	log(level, msg);
+}
+
 void Daemon::set_state(const std::string &state)
 {
 	std::lock_guard lock(mu_);
 	if (st_.state == state)
 		return;
 	st_.state = state;
-	if (state != "watching" && current_) {
-		current_ = false;
-		current_since_ = Clock::now();
-	}
+	tracker_.watching(state == "watching", now());
 	notify_service_manager("STATUS=" + state + (state == "watching" ? " " + etcd_->endpoint() : ""));
 }
 
@@ -177,7 +203,9 @@ void Daemon::bad_key(const std::string &key, const std::string &why)
 		st_.bad_keys++;
 		watching = st_.state == "watching";
 	}
-	if (bad_logged_ < kBadKeysLogged || watching) {
+	if (watching) {
+		key_error("skipping key " + printable(key) + ": " + why, Level::Warning, false);
+	} else if (bad_logged_ < kBadKeysLogged) {
 		bad_logged_++;
 		log(Level::Warning, "skipping key " + printable(key) + ": " + why);
 	} else if (bad_logged_ == kBadKeysLogged) {
@@ -209,7 +237,8 @@ std::optional<Mapping> Daemon::value_mapping(const std::string &key, const std::
 	return m.value;
 }
 
-bool Daemon::send_ops(ila::IlaMapClient &nl, const std::vector<KernelOp> &ops, std::vector<std::uint64_t> *failed)
+bool Daemon::send_ops(ila::IlaMapClient &nl, const std::vector<KernelOp> &ops, std::vector<std::uint64_t> *failed,
+		      bool log_failures)
 {
 	if (ops.empty())
 		return true;
@@ -230,17 +259,91 @@ bool Daemon::send_ops(ila::IlaMapClient &nl, const std::vector<KernelOp> &ops, s
 			continue; // already gone
 		if (failed)
 			failed->push_back(op.ident);
+		if (!log_failures)
+			continue;
 		{
 			std::lock_guard lock(mu_);
 			st_.errors++;
 		}
 		const std::string key = mapping_key(o_.prefix, o_.map, op.ident);
-		set_error("key " + key + ": " + f.command + ": " + std::strerror(f.error) +
+		key_error("key " + key + ": " + f.command + ": " + std::strerror(f.error) +
 			  (f.kernel_message.empty() ? "" : " (kernel: " + f.kernel_message + ")"));
 	}
 	if (map_gone)
 		set_error("map " + o_.map + " disappeared: it is created again", Level::Warning);
 	return !map_gone;
+}
+
+void Daemon::note_results(const std::vector<KernelOp> &ops, const std::vector<std::uint64_t> &failed)
+{
+	const double t = now();
+	const std::unordered_set<std::uint64_t> refused(failed.begin(), failed.end());
+	for (const auto &op : ops) {
+		if (refused.count(op.ident)) {
+			std::optional<Mapping> want;
+			if (o_.mode == Mode::Full && op.cmd.op == ila::Op::Replace)
+				want = Mapping{op.cmd.locator, *op.cmd.csum_mode};
+			retry_.failed(op.ident, want, t);
+			continue;
+		}
+		retry_.done(op.ident);
+		if (op.cmd.op == ila::Op::Del)
+			retry_.kick(); // room for a change the full map refused
+	}
+	std::lock_guard lock(mu_);
+	tracker_.set_behind(retry_.size(), t);
+}
+
+void Daemon::retry_refused()
+{
+	std::lock_guard lock(cache_mu_);
+	const double t = now();
+	if (!retry_.due(t))
+		return;
+	std::vector<KernelOp> ops;
+	for (const auto &[id, want] : retry_.take(t)) {
+		if (o_.mode == Mode::Cache && cache_.find(id)) {
+			retry_.done(id); // installed again since
+			continue;
+		}
+		if (want)
+			ops.push_back({replace_cmd(o_.map, id, *want), id});
+		else
+			ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
+	}
+	std::vector<std::uint64_t> failed;
+	const bool map_ok = send_ops(*nl_main_, ops, &failed, false);
+	const std::size_t before = retry_.size();
+	note_results(ops, failed);
+	if (before > retry_.size())
+		log(Level::Notice, std::to_string(before - retry_.size()) + " refused changes applied on a retry, " +
+					   std::to_string(retry_.size()) + " still waiting");
+	if (!map_ok) {
+		if (o_.mode == Mode::Full)
+			need_full_sync_ = true;
+		else
+			cache_reload_ = true;
+	}
+}
+
+void Daemon::drop_cache()
+{
+	std::lock_guard lock(cache_mu_);
+	std::vector<KernelOp> ops;
+	for (auto id : cache_.ids()) {
+		cache_.forget(id);
+		ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
+	}
+	std::vector<std::uint64_t> failed;
+	send_ops(*nl_main_, ops, &failed);
+	note_results(ops, failed);
+	log(Level::Notice, "dropped the " + std::to_string(ops.size()) + " cached entries: misses fetch them again");
+}
+
+std::int64_t Daemon::applied_revision()
+{
+	std::lock_guard lock(mu_);
+	return tracker_.applied_revision();
 }
 
 void Daemon::ensure_map(ila::IlaMapClient &nl, bool cache)
@@ -271,23 +374,11 @@ void Daemon::ensure_map(ila::IlaMapClient &nl, bool cache)
 
 void Daemon::swap_in(const std::string &scratch)
 {
+	// one command: the kernel swaps two maps' tables under its lock, an
+	// open dump of either keeps the table it walks
 	ila::Command c = map_cmd(ila::Op::Swap, o_.map);
 	c.map2 = scratch;
-	double wait = 0.02;
-	for (int i = 1;; i++) {
-		try {
-			nl_main_->execute(c);
-			return;
-		} catch (const ila::NetlinkError &e) {
-			// refused while a dump of either map is open: wait for it
-			if (!is_errno(e, EBUSY) || stop_)
-				throw;
-			if (i % 50 == 0)
-				log(Level::Warning, std::string(e.what()) + ": still retrying");
-		}
-		sleep_for(wait);
-		wait = std::min(wait * 2, 0.5);
-	}
+	nl_main_->execute(c);
 }
 
 // ---- full mode --------------------------------------------------------------
@@ -324,6 +415,7 @@ void Daemon::full_sync()
 	std::int64_t rev = 0;
 	std::uint64_t keys = 0;
 	std::vector<std::uint64_t> line_ident;
+	std::vector<Mapping> line_want;
 	ila::BatchSender sender(nl, 256 * 1024, true);
 	struct Stopped {};
 	auto range = [this](const std::string &k, const std::string &e, std::int64_t r, std::uint32_t limit) {
@@ -345,6 +437,7 @@ void Daemon::full_sync()
 				c.locator = m->locator;
 				c.csum_mode = m->csum_mode;
 				line_ident.push_back(*id);
+				line_want.push_back(*m);
 				sender.add(c, line_ident.size());
 			}
 		});
@@ -352,16 +445,20 @@ void Daemon::full_sync()
 		return;
 	}
 	sender.finish();
+	// what the kernel refuses (ENOSPC: the map is full) is retried on the
+	// map after the swap, and the status stays stale until it applies
+	std::vector<std::pair<std::uint64_t, Mapping>> refused;
 	for (const auto &f : sender.failures()) {
 		if (f.error == ENOBUFS)
 			throw std::runtime_error("full sync: the kernel's answers were lost (receive buffer)");
 		if (f.line == 0 || f.line > line_ident.size())
 			continue;
+		refused.emplace_back(line_ident[f.line - 1], line_want[f.line - 1]);
 		{
 			std::lock_guard lock(mu_);
 			st_.errors++;
 		}
-		set_error("key " + mapping_key(o_.prefix, o_.map, line_ident[f.line - 1]) + ": " + f.command + ": " +
+		key_error("key " + mapping_key(o_.prefix, o_.map, line_ident[f.line - 1]) + ": " + f.command + ": " +
 			  std::strerror(f.error) + (f.kernel_message.empty() ? "" : " (kernel: " + f.kernel_message + ")"));
 	}
 	swap_in(scratch_);
@@ -371,23 +468,26 @@ void Daemon::full_sync()
 	} catch (const ila::NetlinkError &e) {
 		log(Level::Warning, std::string("after the swap: ") + e.what());
 	}
-	revision_ = rev;
 	const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
 	{
-		std::lock_guard lock(mu_);
+		std::lock_guard lock(cache_mu_);
+		retry_.clear();
+		const double t = now();
+		for (const auto &[id, m] : refused)
+			retry_.failed(id, m, t);
+		std::lock_guard l2(mu_);
 		st_.full_syncs++;
 		st_.last_sync_seconds = secs;
 		st_.last_sync_keys = keys;
-		st_.revision = std::max(st_.revision, rev);
-		st_.store_revision = std::max(st_.store_revision, rev);
-		if (st_.revision >= st_.store_revision)
-			current_since_ = Clock::now();
+		tracker_.synced(rev, retry_.size(), t);
 	}
 	char rate[64];
 	std::snprintf(rate, sizeof(rate), "%.3f s, %.0f keys/s", secs, secs > 0 ? double(keys) / secs : 0.0);
 	log(Level::Notice, "full sync at revision " + std::to_string(rev) + " from " + etcd_->endpoint() + ": " +
-				   std::to_string(line_ident.size()) + " entries of " + std::to_string(keys) +
-				   " keys in " + rate + ", swapped in");
+				   std::to_string(line_ident.size() - refused.size()) + " entries of " +
+				   std::to_string(keys) + " keys" +
+				   (refused.empty() ? "" : " (" + std::to_string(refused.size()) + " refused, retried)") +
+				   " in " + rate + ", swapped in");
 }
 
 void Daemon::apply_full(const std::vector<const mvccpb::Event *> &events)
@@ -417,9 +517,12 @@ void Daemon::apply_full(const std::vector<const mvccpb::Event *> &events)
 						  (op.cmd.op == ila::Op::Replace
 							   ? " csum-mode " + std::string(ila::csum_mode_name(*op.cmd.csum_mode))
 							   : ""));
-	if (!send_ops(*nl_main_, ops))
+	std::vector<std::uint64_t> failed;
+	if (!send_ops(*nl_main_, ops, &failed))
 		need_full_sync_ = true;
-	std::lock_guard lock(mu_);
+	std::lock_guard lock(cache_mu_);
+	note_results(ops, failed);
+	std::lock_guard l2(mu_);
 	st_.events_applied += ops.size();
 }
 
@@ -444,7 +547,9 @@ void Daemon::cache_start()
 			for (auto id : evicted)
 				ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
 		}
-		send_ops(*nl_main_, ops);
+		std::vector<std::uint64_t> failed;
+		send_ops(*nl_main_, ops, &failed);
+		note_results(ops, failed);
 		// a map holding more than --cache-size: the least recently
 		// listed entries went, as size evictions
 		std::lock_guard l2(mu_);
@@ -501,16 +606,16 @@ void Daemon::revalidate()
 		send_ops(*nl_main_, ops, &failed);
 		for (auto id : failed)
 			cache_.forget(id);
+		note_results(ops, failed);
 	}
-	revision_ = first.revision;
 	const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
 	{
-		std::lock_guard lock(mu_);
+		std::lock_guard lock(cache_mu_);
+		std::lock_guard l2(mu_);
 		st_.full_syncs++;
 		st_.last_sync_seconds = secs;
 		st_.last_sync_keys = ids.size();
-		st_.revision = std::max(st_.revision, first.revision);
-		st_.store_revision = std::max(st_.store_revision, first.revision);
+		tracker_.synced(first.revision, retry_.size(), now());
 	}
 	log(Level::Notice, "cache of " + std::to_string(ids.size()) + " entries checked at revision " +
 				   std::to_string(first.revision) + " from " + etcd_->endpoint());
@@ -548,6 +653,7 @@ void Daemon::apply_cache(const std::vector<const mvccpb::Event *> &events)
 		cache_reload_ = true;
 	for (auto id : failed)
 		cache_.forget(id);
+	note_results(ops, failed);
 	std::lock_guard lock2(mu_);
 	st_.events_applied += changed;
 	st_.cache->evicted_size += evicted.size();
@@ -566,6 +672,15 @@ void Daemon::monitor_loop()
 			[&](const ila::Command &c) {
 				if (stop_)
 					return false;
+				if (o_.mode == Mode::Full) {
+					const ForeignChange fc = foreign_change(c, o_.map, scratch_);
+					if (fc != ForeignChange::None) {
+						log(Level::Notice, "map " + o_.map + " was " + foreign_change_name(fc) +
+									   " by another process: full resync");
+						resync();
+					}
+					return true;
+				}
 				if (c.map != o_.map && !(c.op == ila::Op::Swap && c.map2 == o_.map))
 					return true;
 				std::lock_guard lock(cache_mu_);
@@ -584,7 +699,12 @@ void Daemon::monitor_loop()
 						st_.cache->rate_limited++;
 						break;
 					}
-					fetch_q_.push_back(c.ident);
+					if (auto old = fetch_q_.push(c.ident)) {
+						// the queue is full: the oldest miss waits for its next one
+						cache_.fetch_failed(*old);
+						std::lock_guard l2(mu_);
+						st_.cache->fetch_dropped++;
+					}
 					fetch_cv_.notify_one();
 					break;
 				}
@@ -600,10 +720,16 @@ void Daemon::monitor_loop()
 				}
 				return true;
 			},
-			[&] { log(Level::Warning, "miss notifications lost (receive buffer overrun)"); });
+			[&] {
+				// full mode: the notifications of a full sync's own
+				// load overrun the buffer; what matters is read after
+				if (o_.mode == Mode::Cache)
+					log(Level::Warning, "miss notifications lost (receive buffer overrun)");
+			});
 	} catch (const std::exception &e) {
 		if (!stop_)
-			set_error(std::string("miss notifications: ") + e.what());
+			set_error(std::string(o_.mode == Mode::Cache ? "miss notifications: " : "map notifications: ") +
+				  e.what());
 	}
 	std::lock_guard lock(sleep_mu_);
 	if (monitor_state_ == 0) {
@@ -658,6 +784,7 @@ void Daemon::fetch_batch(std::vector<std::uint64_t> ids)
 		cache_reload_ = true;
 	for (auto id : failed)
 		cache_.forget(id);
+	note_results(ops, failed);
 	std::lock_guard l2(mu_);
 	st_.cache->fetches += ids.size();
 	st_.cache->evicted_size += evicted_n;
@@ -688,7 +815,9 @@ void Daemon::sweep()
 	std::vector<KernelOp> ops;
 	for (auto id : idle)
 		ops.push_back({map_cmd(ila::Op::Del, o_.map, id), id});
-	send_ops(*nl_fetch_, ops);
+	std::vector<std::uint64_t> failed;
+	send_ops(*nl_fetch_, ops, &failed);
+	note_results(ops, failed);
 	if (o_.verbose && !idle.empty())
 		log(Level::Debug, "evicted " + std::to_string(idle.size()) + " idle entries");
 	std::lock_guard l2(mu_);
@@ -727,11 +856,7 @@ void Daemon::fetcher_loop()
 			continue;
 		}
 		if (!fetch_q_.empty()) {
-			std::vector<std::uint64_t> ids;
-			while (!fetch_q_.empty() && ids.size() < kFetchBatch) {
-				ids.push_back(fetch_q_.front());
-				fetch_q_.pop_front();
-			}
+			std::vector<std::uint64_t> ids = fetch_q_.take(kFetchBatch);
 			lock.unlock();
 			fetch_batch(std::move(ids));
 			continue;
@@ -750,7 +875,8 @@ void Daemon::fetcher_loop()
 void Daemon::watch_once()
 {
 	set_state("connecting");
-	std::unique_ptr<WatchStream> stream = etcd_->watch(key_prefix_, range_end_, revision_ + 1);
+	const std::int64_t start = applied_revision() + 1;
+	std::unique_ptr<WatchStream> stream = etcd_->watch(key_prefix_, range_end_, start);
 	{
 		std::lock_guard lock(stream_mu_);
 		stream_ = stream.get();
@@ -771,6 +897,7 @@ void Daemon::watch_once()
 	etcdserverpb::WatchResponse resp;
 	std::vector<etcdserverpb::WatchResponse> fragments;
 	std::vector<const mvccpb::Event *> events;
+	bool member_behind = false; // this watch's member is behind the store
 	for (;;) {
 		{
 			std::lock_guard lock(stream_mu_);
@@ -787,13 +914,39 @@ void Daemon::watch_once()
 		if (!ok)
 			break;
 		const std::int64_t hdr = resp.header().revision();
+		bool hdr_ok;
+		{
+			std::lock_guard lock(mu_);
+			hdr_ok = tracker_.header(hdr, now());
+		}
+		if (!hdr_ok && !member_behind) {
+			// Lower than the revision applied: the store went back (a
+			// snapshot restore; etcd 3.4 accepts a watch on a revision
+			// it does not have and would wait silently) or this member
+			// is behind the one the map was read from. A linearizable
+			// read tells which.
+			const std::int64_t applied = applied_revision();
+			const std::int64_t read_rev = etcd_->range(key_prefix_, "", 0, 1).revision;
+			if (store_went_back(read_rev, applied)) {
+				log(Level::Warning, "the store is at revision " + std::to_string(read_rev) +
+							    ", below revision " + std::to_string(applied) +
+							    " applied (restored from a snapshot?): full resync");
+				need_full_sync_ = true;
+				store_went_back_ = true;
+				stream->cancel();
+				return;
+			}
+			member_behind = true;
+			log(Level::Info, "the member of " + stream->endpoint() + " is at revision " + std::to_string(hdr) +
+						 ", behind revision " + std::to_string(applied) + " applied: waiting for it");
+		}
 		if (resp.created() && !resp.canceled()) {
 			set_state("watching");
-			log(Level::Info, "watching " + stream->endpoint() + " from revision " + std::to_string(revision_ + 1));
+			log(Level::Info, "watching " + stream->endpoint() + " from revision " + std::to_string(start));
 		}
 		if (resp.canceled()) {
 			if (resp.compact_revision() > 0) {
-				log(Level::Notice, "revision " + std::to_string(revision_ + 1) +
+				log(Level::Notice, "revision " + std::to_string(start) +
 							   " was compacted (compact revision " +
 							   std::to_string(resp.compact_revision()) + "): full resync");
 				need_full_sync_ = true;
@@ -801,8 +954,12 @@ void Daemon::watch_once()
 				return;
 			}
 			stream->cancel();
+			// refused: if for an expired token (etcd 3.4 says "permission
+			// denied" then too), the next watch authenticates again
+			etcd_->forget_token();
 			throw EtcdError(grpc::StatusCode::PERMISSION_DENIED,
-					"watch (" + stream->endpoint() + "): canceled by the server: " + resp.cancel_reason());
+					"watch (" + stream->endpoint() + "): canceled by the server: " + resp.cancel_reason(),
+					classify_etcd_error(GrpcCode::PermissionDenied, resp.cancel_reason()));
 		}
 		if (resp.fragment() || !fragments.empty()) {
 			fragments.push_back(resp);
@@ -818,43 +975,40 @@ void Daemon::watch_once()
 				for (const auto &ev : f.events())
 					events.push_back(&ev);
 		}
-		std::int64_t confirmed = 0;
 		if (!events.empty()) {
 			if (o_.mode == Mode::Full)
 				apply_full(events);
 			else
 				apply_cache(events);
+			std::int64_t rev = 0;
 			for (const auto *ev : events)
-				revision_ = std::max(revision_, ev->kv().mod_revision());
-			confirmed = revision_;
-		} else if (!resp.created()) {
-			if (resp.watch_id() == -1) {
+				rev = std::max(rev, ev->kv().mod_revision());
+			std::lock_guard lock(mu_);
+			tracker_.applied(rev, now());
+		} else if (!resp.created() && hdr_ok) {
+			std::lock_guard lock(mu_);
+			if (resp.watch_id() == -1)
 				// answer to a progress request: the store's revision
 				// (3.4 may send it before the last events: status only)
-				confirmed = hdr;
-			} else {
+				tracker_.progress_answer(hdr, now());
+			else
 				// the watcher's own progress notification: every
 				// event up to HDR was sent before it
-				revision_ = std::max(revision_, hdr);
-				confirmed = hdr;
-			}
+				tracker_.progress_notify(hdr, now());
 		}
 		fragments.clear();
-		std::lock_guard lock(mu_);
-		st_.store_revision = std::max(st_.store_revision, hdr);
-		st_.revision = std::max({st_.revision, revision_, confirmed});
-		if (st_.revision >= st_.store_revision) {
-			current_ = true;
-			current_since_ = Clock::now();
-		} else if (current_) {
-			current_ = false;
-			current_since_ = Clock::now();
+		retry_refused();
+		if (need_full_sync_) {
+			// the map is gone (the changes went nowhere): it is
+			// created again by a full sync
+			stream->cancel();
+			return;
 		}
 	}
 	grpc::Status st = stream->finish();
-	if (stop_ || resync_)
+	if (stop_ || resync_ || need_full_sync_)
 		return;
-	throw EtcdError(st.error_code(), "watch (" + stream->endpoint() + ") ended: " + describe(st));
+	throw EtcdError(st, "watch (" + stream->endpoint() + ") ended: " + describe(st));
 }
 
 void Daemon::progress_loop()
@@ -925,9 +1079,11 @@ std::string Daemon::render_status(bool json)
 	{
 		std::lock_guard lock(mu_);
 		s = st_;
-		s.stale = st_.state != "watching";
-		s.lag_seconds = current_ && !s.stale ? 0
-						      : std::chrono::duration<double>(Clock::now() - current_since_).count();
+		s.revision = tracker_.revision();
+		s.store_revision = tracker_.store_revision();
+		s.keys_behind = tracker_.behind();
+		s.stale = tracker_.stale();
+		s.lag_seconds = tracker_.lag_seconds(now());
 		s.uptime = std::chrono::duration<double>(Clock::now() - started_).count();
 		if (s.state == "watching")
 			s.endpoint = etcd_->endpoint();
@@ -955,24 +1111,29 @@ int Daemon::run()
 		status_thread_ = std::thread([this] { status_server_->serve([this](bool j) { return render_status(j); }); });
 	if (!o_.once)
 		progress_thread_ = std::thread([this] { progress_loop(); });
-	if (o_.mode == Mode::Cache && !o_.once) {
+	if (!o_.once) {
 		monitor_thread_ = std::thread([this] { monitor_loop(); });
-		fetch_thread_ = std::thread([this] { fetcher_loop(); });
-		// Ready (READY=1, the status's "watching") only once the misses
-		// reach us: a miss notified before the subscription is lost, and
-		// its packet's flow would wait for the next one.
+		if (o_.mode == Mode::Cache)
+			fetch_thread_ = std::thread([this] { fetcher_loop(); });
+		// Ready (READY=1, the status's "watching") only once the
+		// notifications reach us: a miss notified before the subscription
+		// is lost, and its packet's flow would wait for the next one; a
+		// flush by hand would go unnoticed.
 		std::unique_lock lock(sleep_mu_);
 		while (!sleep_cv_.wait_for(lock, std::chrono::milliseconds(200),
 					   [&] { return monitor_state_ != 0 || stop_; }))
 			;
-		if (monitor_state_ < 0) {
+		if (monitor_state_ < 0 && o_.mode == Mode::Cache) {
 			lock.unlock();
 			stop();
 			return 1;
 		}
 	}
 
-	double backoff = 0.1;
+	int failures = 0; // in a row: the backoff's attempt
+	std::mt19937 rng{std::random_device{}()};
+	std::uniform_real_distribution<double> jitter(0, 1);
+	auto backoff = [&] { sleep_for(reconnect_delay(failures++, jitter(rng))); };
 	bool cache_started = false;
 	while (!stop_) {
 		try {
@@ -984,8 +1145,11 @@ int Daemon::run()
 					cache_start();
 					cache_started = true;
 				} else {
+					if (store_went_back_)
+						drop_cache();
 					revalidate();
 				}
+				store_went_back_ = false;
 				if (stop_)
 					break;
 				need_full_sync_ = false;
@@ -994,7 +1158,7 @@ int Daemon::run()
 					return 0;
 			}
 			watch_once();
-			backoff = 0.1;
+			failures = 0;
 		} catch (const EtcdError &e) {
 			set_error(e.what());
 			if (e.compacted())
@@ -1004,24 +1168,21 @@ int Daemon::run()
 			set_state("disconnected");
 			notify_ready();
 			etcd_->next_endpoint();
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		} catch (const ila::NetlinkError &e) {
 			set_error(std::string("map ") + o_.map + ": " + e.what());
 			if (o_.once)
 				return 1;
 			need_full_sync_ = true;
 			set_state("disconnected");
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		} catch (const std::exception &e) {
 			set_error(e.what());
 			if (o_.once)
 				return 1;
 			need_full_sync_ = true;
 			set_state("disconnected");
-			sleep_for(backoff);
-			backoff = std::min(backoff * 2, 3.0);
+			backoff();
 		}
 	}
 	notify_service_manager("STOPPING=1");

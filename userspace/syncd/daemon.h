@@ -6,10 +6,11 @@
 // Threads: the main thread talks to etcd (full syncs, the watch) and
 // applies what it reads; a progress thread asks the watch for the store's
 // revision and cancels a watch that stopped answering; the status thread
-// answers `ila-syncd status`; in cache mode a monitor thread receives the
-// kernel's miss notifications and a fetcher thread fetches, installs and
-// evicts. Every thread has its own netlink socket, opened in the map's
-// network namespace.
+// answers `ila-syncd status`; a monitor thread receives the kernel's
+// notifications (full mode: a flush, destroy or swap of the map by someone
+// else causes a full resync; cache mode: misses too); in cache mode a
+// fetcher thread fetches, installs and evicts. Every thread has its own
+// netlink socket, opened in the map's network namespace.
 #pragma once
 
 #include <atomic>
@@ -30,6 +31,7 @@
 #include "options.h"
 #include "status_format.h"
 #include "status_socket.h"
+#include "sync_state.h"
 
 namespace syncd {
 
@@ -73,7 +75,17 @@ private:
 	// counted (a delete of an absent entry is not a failure). Returns
 	// false if the map itself is gone.
 	bool send_ops(ila::IlaMapClient &nl, const std::vector<KernelOp> &ops,
-		      std::vector<std::uint64_t> *failed = nullptr);
+		      std::vector<std::uint64_t> *failed = nullptr, bool log_failures = true);
+	// Under cache_mu_: after OPS were sent, the FAILED ones wait in retry_
+	// (cache mode: their entries must go, the next miss fetches them
+	// again), the others no longer do.
+	void note_results(const std::vector<KernelOp> &ops, const std::vector<std::uint64_t> &failed);
+	// Sends the changes waiting in retry_ again when a round is due.
+	void retry_refused();
+	// Cache mode, after the store went back: every cached entry goes.
+	void drop_cache();
+	// The revision the watch resumes after (under mu_).
+	std::int64_t applied_revision();
 	void swap_in(const std::string &scratch);
 	// A key below the map's prefix: its identifier, or nullopt (counted
 	// and logged as a bad key when COUNT).
@@ -81,6 +93,9 @@ private:
 	std::optional<Mapping> value_mapping(const std::string &key, const std::string &value);
 	void bad_key(const std::string &key, const std::string &why);
 	void set_error(const std::string &msg, Level level = Level::Err);
+	// A per-key message: logged within key_log_ (kKeyErrorsLogged a
+	// minute); RECORD: also the status's last error.
+	void key_error(const std::string &msg, Level level = Level::Err, bool record = true);
 	void set_state(const std::string &state);
 	void sleep_for(double seconds);
 	void notify_ready();
@@ -98,10 +113,11 @@ private:
 	std::mutex sleep_mu_;
 	std::condition_variable sleep_cv_;
 
-	// the revision the map holds every change up to (resume point)
-	std::int64_t revision_ = 0;
 	bool need_full_sync_ = true;
+	// the store went back (snapshot restore): cache mode drops its cache
+	bool store_went_back_ = false;
 	std::atomic<std::uint32_t> bad_logged_{0};
+	LogBudget key_log_; // under mu_
 
 	// the current watch (the progress thread pokes it)
 	std::mutex stream_mu_;
@@ -113,15 +129,18 @@ private:
 	// status, under mu_
 	mutable std::mutex mu_;
 	Status st_;
-	Clock::time_point started_, current_since_;
-	bool current_ = false; // the map is known equal to the store right now
+	Clock::time_point started_;
+	// the revisions, whether the map is current (and since when)
+	SyncTracker tracker_{0};
 
 	// cache mode, under cache_mu_ (kernel writes of cache mode too)
 	std::mutex cache_mu_;
 	std::condition_variable fetch_cv_;
 	CacheTable cache_;
 	RateLimiter limiter_;
-	std::deque<std::uint64_t> fetch_q_;
+	// changes the kernel refused, retried (also in full mode)
+	RetryQueue retry_;
+	FetchQueue fetch_q_;
 	bool cache_reload_ = false;
 	Clock::time_point next_sweep_;
 	// cache mode: the monitor thread has joined the miss notifications'

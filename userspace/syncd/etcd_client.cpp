@@ -48,42 +48,16 @@ std::string code_name(grpc::StatusCode c)
 	}
 }
 
-bool token_problem(const grpc::Status &st)
+EtcdFault classify(const grpc::Status &st)
 {
-	return st.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-	       st.error_message().find("user name is empty") != std::string::npos ||
-	       st.error_message().find("invalid auth token") != std::string::npos;
+	return classify_etcd_error(int(st.error_code()), st.error_message());
 }
 
 } // namespace
 
-bool EtcdError::compacted() const
-{
-	return std::string_view(what()).find("compacted") != std::string_view::npos;
-}
-
-bool EtcdError::refused() const
-{
-	return code_ == grpc::StatusCode::PERMISSION_DENIED || code_ == grpc::StatusCode::UNAUTHENTICATED ||
-	       code_ == grpc::StatusCode::INVALID_ARGUMENT || code_ == grpc::StatusCode::FAILED_PRECONDITION;
-}
-
 bool transport_failure(const grpc::Status &st)
 {
-	switch (st.error_code()) {
-	case grpc::StatusCode::UNAVAILABLE:
-	case grpc::StatusCode::DEADLINE_EXCEEDED:
-	case grpc::StatusCode::RESOURCE_EXHAUSTED:
-	case grpc::StatusCode::ABORTED:
-		return true;
-	case grpc::StatusCode::UNKNOWN:
-		// etcd's "no leader", "leader changed", "request timed out"
-		// travel as UNKNOWN through some versions
-		return st.error_message().find("leader") != std::string::npos ||
-		       st.error_message().find("timed out") != std::string::npos;
-	default:
-		return false;
-	}
+	return classify(st) == EtcdFault::Unavailable;
 }
 
 std::string describe(const grpc::Status &st)
@@ -209,10 +183,26 @@ void EtcdClient::authenticate(Ep &ep)
 	ctx.set_deadline(std::chrono::system_clock::now() +
 			 std::chrono::milliseconds(std::int64_t(timeout_ * 1000)));
 	grpc::Status st = ep.auth->Authenticate(&ctx, req, &resp);
+	if (!st.ok() && classify(st) == EtcdFault::AuthNotEnabled) {
+		// as clientv3: credentials may be rolled out before auth is
+		// enabled; requests go without a token meanwhile
+		std::lock_guard lock(token_mu_);
+		token_.clear();
+		auth_off_ = true;
+		return;
+	}
 	if (!st.ok())
-		throw EtcdError(st.error_code(), "authenticate as " + user_ + " (" + ep.ep.url + "): " + describe(st));
+		throw EtcdError(st, "authenticate as " + user_ + " (" + ep.ep.url + "): " + describe(st));
 	std::lock_guard lock(token_mu_);
 	token_ = resp.token();
+	auth_off_ = false;
+}
+
+void EtcdClient::forget_token()
+{
+	std::lock_guard lock(token_mu_);
+	token_.clear();
+	auth_off_ = false;
 }
 
 template <class Call> void EtcdClient::with_retry(const std::string &op, Call &&call)
@@ -229,7 +219,7 @@ template <class Call> void EtcdClient::with_retry(const std::string &op, Call &&
 			bool need_token;
 			{
 				std::lock_guard lock(token_mu_);
-				need_token = !user_.empty() && token_.empty();
+				need_token = !user_.empty() && token_.empty() && !auth_off_;
 			}
 			if (need_token)
 				authenticate(ep);
@@ -245,21 +235,22 @@ template <class Call> void EtcdClient::with_retry(const std::string &op, Call &&
 		grpc::Status st = call(ep, *ctx);
 		if (st.ok())
 			return;
-		if (!user_.empty() && !reauthed && token_problem(st)) {
-			// the token expired (or the member restarted): log in again
+		if (!user_.empty() && !reauthed && classify(st) == EtcdFault::TokenRefused) {
+			// the token expired, the member restarted, a user or role
+			// changed since it was issued (ErrAuthOldRevision), or auth
+			// was enabled since: log in again, once
 			reauthed = true;
-			std::lock_guard lock(token_mu_);
-			token_.clear();
+			forget_token();
 			tries--;
 			continue;
 		}
 		if (!transport_failure(st))
-			throw EtcdError(st.error_code(), op + " (" + ep.ep.url + "): " + describe(st));
+			throw EtcdError(st, op + " (" + ep.ep.url + "): " + describe(st));
 		last = st;
 		last_url = ep.ep.url;
 		next_endpoint();
 	}
-	throw EtcdError(last.error_code(), op + ": no endpoint answered (last " + last_url + ": " +
+	throw EtcdError(last, op + ": no endpoint answered (last " + last_url + ": " +
 						   (last.error_message().empty() ? describe(last) : last.error_message()) + ")");
 }
 
@@ -315,8 +306,10 @@ std::vector<std::optional<KeyValue>> EtcdClient::get_many(const std::vector<std:
 	etcdserverpb::TxnResponse resp;
 	with_retry("get", [&](Ep &ep, grpc::ClientContext &ctx) { return ep.kv->Txn(&ctx, req, &resp); });
 	if (resp.responses_size() != int(keys.size()))
-		throw EtcdError(grpc::StatusCode::INTERNAL, "get: " + std::to_string(resp.responses_size()) +
-								    " answers to " + std::to_string(keys.size()) + " reads");
+		throw EtcdError(grpc::StatusCode::INTERNAL,
+				"get: " + std::to_string(resp.responses_size()) + " answers to " +
+					std::to_string(keys.size()) + " reads",
+				EtcdFault::Other);
 	revision = resp.header().revision();
 	std::vector<std::optional<KeyValue>> out(keys.size());
 	for (int i = 0; i < resp.responses_size(); i++) {
@@ -349,9 +342,15 @@ std::unique_ptr<WatchStream> EtcdClient::watch(const std::string &key, const std
 					       std::int64_t start_rev)
 {
 	Ep &ep = eps_[cur_ % eps_.size()];
-	// a fresh token: a watch with an expired one is refused as
-	// "permission denied", which could not be told from the real thing
-	if (!user_.empty())
+	// the client's token, if it has one; a watch refused with it makes the
+	// daemon forget it (forget_token()): etcd 3.4 refuses a watch with an
+	// expired token as "permission denied"
+	bool need_token;
+	{
+		std::lock_guard lock(token_mu_);
+		need_token = !user_.empty() && token_.empty() && !auth_off_;
+	}
+	if (need_token)
 		authenticate(ep);
 	auto w = std::unique_ptr<WatchStream>(new WatchStream);
 	w->endpoint_ = ep.ep.url;

@@ -19,27 +19,36 @@
 #include <grpcpp/grpcpp.h>
 
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
+#include "etcd_errors.h"
 #include "options.h"
 
 namespace syncd {
 
 // A failed etcd request: the gRPC status code and etcd's message, with the
-// endpoint and the operation.
+// endpoint and the operation; what it means (etcd_errors.h) is classified
+// from the code and etcd's own message, not from the text around it.
 class EtcdError : public std::runtime_error {
 public:
-	EtcdError(grpc::StatusCode code, const std::string &msg)
-		: std::runtime_error(msg), code_(code)
+	EtcdError(grpc::StatusCode code, const std::string &msg, EtcdFault fault)
+		: std::runtime_error(msg), code_(code), fault_(fault)
+	{
+	}
+	// A failed call: STATUS classified, MSG the whole message.
+	EtcdError(const grpc::Status &status, const std::string &msg)
+		: EtcdError(status.error_code(), msg, classify_etcd_error(int(status.error_code()), status.error_message()))
 	{
 	}
 	grpc::StatusCode code() const { return code_; }
+	EtcdFault fault() const { return fault_; }
 	// The revision asked for is older than the store's compaction.
-	bool compacted() const;
+	bool compacted() const { return fault_ == EtcdFault::Compacted; }
 	// Refused for good (permission denied, bad credentials): retrying the
 	// same request elsewhere will not help.
-	bool refused() const;
+	bool refused() const { return fault_ == EtcdFault::Denied; }
 
 private:
 	grpc::StatusCode code_;
+	EtcdFault fault_;
 };
 
 struct KeyValue {
@@ -113,6 +122,12 @@ public:
 	// retry loop; the one-shot commands wait longer).
 	void set_rounds(int rounds) { rounds_ = rounds; }
 
+	// The token was refused (a watch canceled for want of permission: etcd
+	// 3.4 says so for an expired token too): the next request or watch
+	// authenticates again. One token serves every request and watch until
+	// then.
+	void forget_token();
+
 	// The endpoint requests go to now; next_endpoint() moves on.
 	const std::string &endpoint() const;
 	void next_endpoint();
@@ -140,6 +155,9 @@ private:
 	std::string user_, password_;
 	std::mutex token_mu_;
 	std::string token_;
+	// the store answered "authentication is not enabled": requests go
+	// without a token until one is asked for (auth enabled later)
+	bool auth_off_ = false;
 };
 
 // Whether STATUS means "this endpoint cannot serve now" (try another).

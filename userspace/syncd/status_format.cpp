@@ -51,6 +51,7 @@ std::string status_json(const Status &s)
 	j += ",\"store_revision\":" + num(s.store_revision);
 	j += ",\"lag_revisions\":" + num(s.lag_revisions());
 	j += ",\"lag_seconds\":" + format_seconds(s.lag_seconds);
+	j += ",\"keys_behind\":" + num(s.keys_behind);
 	j += ",\"entries\":" + (s.entries ? num(*s.entries) : std::string("null"));
 	j += ",\"events_applied\":" + num(s.events_applied);
 	j += ",\"bad_keys\":" + num(s.bad_keys);
@@ -67,7 +68,7 @@ std::string status_json(const Status &s)
 		j += ",\"cache\":{\"size\":" + num(c.size) + ",\"misses\":" + num(c.misses) +
 		     ",\"fetches\":" + num(c.fetches) + ",\"rate_limited\":" + num(c.rate_limited) +
 		     ",\"negative\":" + num(c.negative) + ",\"evicted_idle\":" + num(c.evicted_idle) +
-		     ",\"evicted_size\":" + num(c.evicted_size) + "}";
+		     ",\"evicted_size\":" + num(c.evicted_size) + ",\"fetch_dropped\":" + num(c.fetch_dropped) + "}";
 	}
 	return j + "}";
 }
@@ -79,7 +80,9 @@ std::string status_text(const Status &s)
 	t += "  state " + s.state + (s.stale ? " (stale)" : "") +
 	     (s.endpoint.empty() ? "" : ", endpoint " + s.endpoint) + "\n";
 	t += "  revision " + num(s.revision) + " of " + num(s.store_revision) + ", lag " +
-	     num(s.lag_revisions()) + " revisions, " + format_seconds(s.lag_seconds) + " s\n";
+	     num(s.lag_revisions()) + " revisions, " + format_seconds(s.lag_seconds) + " s" +
+	     (s.keys_behind ? ", " + num(s.keys_behind) + " keys behind (refused by the kernel, retried)" : "") +
+	     "\n";
 	t += "  entries " + (s.entries ? num(*s.entries) : std::string("?")) + ", events applied " +
 	     num(s.events_applied) + ", bad keys " + num(s.bad_keys) + ", errors " + num(s.errors) +
 	     ", full syncs " + num(s.full_syncs) + " (last " + format_seconds(s.last_sync_seconds) +
@@ -89,7 +92,7 @@ std::string status_text(const Status &s)
 		t += "  cache size " + num(c.size) + ", misses " + num(c.misses) + ", fetches " +
 		     num(c.fetches) + ", rate-limited " + num(c.rate_limited) + ", negative " +
 		     num(c.negative) + ", evicted idle " + num(c.evicted_idle) + ", evicted for size " +
-		     num(c.evicted_size) + "\n";
+		     num(c.evicted_size) + ", dropped from the fetch queue " + num(c.fetch_dropped) + "\n";
 	}
 	t += "  last error: " + (s.last_error.empty() ? std::string("none") : s.last_error) + "\n";
 	return t;

@@ -19,6 +19,7 @@ struct CacheStatus {
 	std::uint64_t rate_limited = 0; // misses not fetched because of --fetch-rate
 	std::uint64_t negative = 0; // identifiers known absent right now
 	std::uint64_t evicted_idle = 0, evicted_size = 0;
+	std::uint64_t fetch_dropped = 0; // misses pushed out of a full fetch queue (fetched at their next miss)
 };
 
 struct Status {
@@ -28,6 +29,7 @@ struct Status {
 	std::int64_t revision = 0;	 // the store revision the map reflects
 	std::int64_t store_revision = 0; // the newest store revision seen
 	double lag_seconds = 0;		 // since the map was last known current
+	std::uint64_t keys_behind = 0;	 // changes the kernel refused, waiting for a retry
 	std::optional<std::uint64_t> entries; // in the kernel map
 	std::uint64_t events_applied = 0, bad_keys = 0, errors = 0, full_syncs = 0;
 	double last_sync_seconds = 0;
