@@ -170,6 +170,12 @@ link_flap() {
 	link_flap 6
 }
 
+# server_default_routes : the server's default routes of topo_crs
+server_default_routes() {
+	ip -n "$server" route replace default via 10.0.2.1
+	ip -n "$server" -6 route replace default via fd00:2::1
+}
+
 # no_carrier : the router's r1 has lost its carrier
 no_carrier() { ip -n "$router" link show r1 | grep -q NO-CARRIER; }
 
@@ -184,7 +190,7 @@ carrier_loss() {
 	# (printf, one write without a newline: 6.1's IPv6 handler reports a
 	# successful write of this sysctl as 1 byte written, and the newline
 	# then meets EINVAL)
-	RTC_UNDO='ip -n "$server" link set s0 up
+	RTC_UNDO='ip -n "$server" link set s0 up; server_default_routes
 		ip -n "$router" route del '"$PFX"' via '"$NHB"' metric 2000 2>/dev/null
 		rns "$router" busybox sh -c "printf 0 >'"$conf"'/all/ignore_routes_with_linkdown
 			printf 0 >'"$conf"'/r1/ignore_routes_with_linkdown"; true'
@@ -202,6 +208,9 @@ carrier_loss() {
 	expect "received on path B without carrier on A" "$(srv_count "s1v$F")" -eq 5
 	expect "received on path A" "$(srv_count "s0v$F")" -eq 5
 	ip -n "$server" link set s0 up
+	# (s0 down took the server's default routes with it: the later tests'
+	# TCP needs them back)
+	server_default_routes
 	rwait 10 eval '! no_carrier'
 	rwait 10 rns "$router" busybox ping "$IPF" -c 1 -W 1 "$NHA"
 	udp_send "$CLI" 4170 "$SRV" 5000 5
