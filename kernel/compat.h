@@ -56,16 +56,6 @@ static inline struct nlattr **nfilr_genl_dump_attrs(struct netlink_callback *cb)
 }
 
 /*
- * 6.2: a family's pre_doit gets the split operation (struct genl_split_ops,
- * "genetlink: introduce split op representation").
- */
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-#define NFILR_GENL_OPS		const struct genl_split_ops
-#else
-#define NFILR_GENL_OPS		const struct genl_ops
-#endif
-
-/*
  * 6.2: extack messages can be formatted (NL_SET_ERR_MSG_FMT_MOD, commit
  * "netlink: add support for formatted extack messages"); 6.1 gets the plain
  * message.

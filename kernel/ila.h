@@ -19,8 +19,6 @@
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
-#include "compat.h"
-
 /*
  * Per-netns state. One mutex serialises every change to the maps and the
  * hooks of a netns (and the hooks' references on maps); packets never take
@@ -49,8 +47,6 @@ struct nf_ila_net {
 #define NF_ILA_MAX_HOOKS	256
 
 struct nf_ila_net *nf_ila_pernet(const struct net *net);
-int nf_ila_genl_pre_doit(NFILR_GENL_OPS *ops, struct sk_buff *skb,
-			 struct genl_info *info);
 
 /* ila_map.c: family ILA_MAP (registered by ila_main.c) */
 extern struct genl_family nf_ila_map_family;

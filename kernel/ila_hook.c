@@ -921,7 +921,6 @@ struct genl_family nf_ila_hook_family __ro_after_init = {
 	.version	= ILA_HOOK_GENL_VERSION,
 	.maxattr	= ILA_HOOK_A_MAX,
 	.policy		= nf_ila_hook_policy,
-	.pre_doit	= nf_ila_genl_pre_doit,
 	.netnsok	= true,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,

@@ -19,7 +19,6 @@
 #include <linux/ila_hook.h>
 #include <linux/ila_map.h>
 
-#include "compat.h"
 #include "ila.h"
 
 static unsigned int nf_ila_net_id __read_mostly;
@@ -31,24 +30,6 @@ MODULE_PARM_DESC(selftest, "check the inline map lookup against rhashtable_looku
 struct nf_ila_net *nf_ila_pernet(const struct net *net)
 {
 	return net_generic(net, nf_ila_net_id);
-}
-
-/*
- * Before every request of both families (a dump's NLM_F_DUMP sends it to
- * the dumpit instead): nlmsg_flags hold only NLM_F_REQUEST, NLM_F_ACK and
- * NLM_F_ECHO. NLM_F_CREATE, EXCL and REPLACE (rtnetlink's) would be
- * silently ignored: a replace is an attribute here, and creating never
- * replaces.
- */
-int nf_ila_genl_pre_doit(NFILR_GENL_OPS *ops, struct sk_buff *skb,
-			 struct genl_info *info)
-{
-	if (info->nlhdr->nlmsg_flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "nlmsg_flags other than REQUEST, ACK, ECHO (replace is an attribute)");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int __net_init nf_ila_net_init(struct net *net)

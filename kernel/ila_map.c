@@ -1104,7 +1104,6 @@ struct genl_family nf_ila_map_family __ro_after_init = {
 	.version	= ILA_MAP_GENL_VERSION,
 	.maxattr	= ILA_MAP_A_MAX,
 	.policy		= nf_ila_map_policy,
-	.pre_doit	= nf_ila_genl_pre_doit,
 	.netnsok	= true,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,

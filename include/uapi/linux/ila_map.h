@@ -23,7 +23,8 @@
  * nlmsg_flags may only hold NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, and
  * NLM_F_DUMP for a dump; a request with another flag (NLM_F_CREATE,
  * NLM_F_EXCL, NLM_F_REPLACE: a replace is ILA_MAP_A_REPLACE) is refused
- * with EINVAL.
+ * with EINVAL (the generic netlink core checks both, as for every family
+ * since 6.0).
  * Write commands and entry reads (GETENTRY, its dumps) need CAP_NET_ADMIN in
  * the user namespace owning the netns; the map list and counters are open,
  * as route dumps are. Dumps may be marked
