@@ -196,9 +196,15 @@ ila_pcap_words() {
 
 # ila_pcap_addr FILE src|dst : address of the captured packet (ila_expand form).
 ila_pcap_addr() {
+	ila_pcap_addr_at "$1" "$([ "$2" = src ] && echo 4 || echo 12)"
+}
+
+# ila_pcap_addr_at FILE WORD : the address at 16-bit word WORD of the
+# captured packet (ila_expand form).
+ila_pcap_addr_at() {
 	local -a w
 	read -ra w <<<"$(ila_pcap_words "$1")"
-	local first=$([ "$2" = src ] && echo 4 || echo 12) i out=
+	local first=$2 i out=
 	for ((i = first; i < first + 8; i++)); do
 		out+=$(printf '%x' "$((16#${w[i]}))")
 		((i < first + 7)) && out+=:

@@ -333,16 +333,7 @@ hook_flush() {
 
 # quoted_src FILE EXT : the source address an ICMPv6 error in FILE quotes
 # (after EXT 8-byte extension headers of its own), ila_expand form
-quoted_src() {
-	local -a w
-	local i first=$((28 + 4 * $2)) out=
-	read -ra w <<<"$(ila_pcap_words "$1")"
-	for ((i = first; i < first + 8; i++)); do
-		out+=$(printf '%x' "$((16#${w[i]}))")
-		((i < first + 7)) && out+=:
-	done
-	echo "$out"
-}
+quoted_src() { ila_pcap_addr_at "$1" $((28 + 4 * $2)); }
 
 @test "hook: an ICMPv6 error in a slot of nested prefixes: its address by the longest prefix, the quoted one by its own; behind an extension header too" {
 	ila_topo
